@@ -1,0 +1,291 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-pinneddownload
+ * @title: pinneddownload
+ * @see_also: pinnedupload
+ *
+ * Downloads raw video from CUDA device memory
+ * (`video/x-raw(memory:PinnedDevice)`) to system memory, asynchronously.
+ *
+ * Per frame, pinneddownload makes its own CUDA stream wait for the copy or
+ * kernel that wrote the device frame (on the GPU, not the host), enqueues
+ * the copy into a buffer of its own page-locked pool, records a fence and
+ * pushes the buffer at once. Downstream that maps the buffer waits for the
+ * copy there (sync-on-map); downstream that never maps it (fakesink) cannot
+ * make the pool hand it out again before the copy is done.
+ *
+ * When downstream accepts #GstVideoMeta, buffers carry it; otherwise they
+ * are packed in the default layout, whatever the layout of the device frame.
+ * System memory input passes through.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=30 ! video/x-raw,format=I420,width=1279,height=719 ! pinnedupload ! pinneddownload ! checksumsink
+ * ]| Round trip through the GPU; the checksums match those of the frames
+ * without the pair.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! pinnedupload ! pinneddownload pool-size=8 ! queue ! autovideosink
+ * ]| Up to eight downloaded frames in flight.
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstpinneddownload.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_pinned_download_debug);
+#define GST_CAT_DEFAULT gst_pinned_download_debug
+
+#define DEFAULT_POOL_SIZE 4
+
+enum
+{
+  PROP_0,
+  PROP_POOL_SIZE,
+  PROP_LAST
+};
+
+static GParamSpec *properties[PROP_LAST];
+
+struct _GstPinnedDownload
+{
+  GstPinnedBaseTransform parent;
+
+  guint pool_size;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL) ";"
+        GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)));
+
+#define gst_pinned_download_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstPinnedDownload, gst_pinned_download,
+    GST_TYPE_PINNED_BASE_TRANSFORM,
+    GST_DEBUG_CATEGORY_INIT (gst_pinned_download_debug, "pinneddownload", 0,
+        "Download from CUDA device memory"));
+GST_ELEMENT_REGISTER_DEFINE (pinneddownload, "pinneddownload", GST_RANK_NONE,
+    GST_TYPE_PINNED_DOWNLOAD);
+
+static void
+gst_pinned_download_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (object);
+
+  switch (prop_id) {
+    case PROP_POOL_SIZE:
+      GST_OBJECT_LOCK (self);
+      self->pool_size = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_pinned_download_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (object);
+
+  switch (prop_id) {
+    case PROP_POOL_SIZE:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint (value, self->pool_size);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static GstCaps *
+gst_pinned_download_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *ret;
+
+  if (direction == GST_PAD_SINK) {
+    ret = gst_pinned_caps_set_memory_feature (caps, NULL);
+  } else {
+    /* Prefer device memory upstream: system memory only passes through. */
+    ret = gst_pinned_caps_set_memory_feature (caps,
+        GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
+    ret = gst_caps_merge (ret, gst_caps_copy (caps));
+  }
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+
+  GST_DEBUG_OBJECT (trans, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
+
+  return ret;
+}
+
+static gboolean
+gst_pinned_download_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  if (decide_query == NULL)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+        decide_query, query);
+
+  /* Device frames of any layout are welcome: the copy packs them. */
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+static gboolean
+gst_pinned_download_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (trans);
+  GstPinnedContext *context =
+      gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM (self));
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstCaps *caps;
+  GstVideoInfo info;
+  GError *error = NULL;
+  guint min = 0, pool_size;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  GST_OBJECT_LOCK (self);
+  pool_size = self->pool_size;
+  GST_OBJECT_UNLOCK (self);
+
+  /* Always our own page-locked pool: a DMA copy into any other memory is
+   * staged and synchronous. Honour downstream's wish for more buffers. */
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, NULL);
+  min = MAX (min, pool_size);
+
+  pool = gst_pinned_host_buffer_pool_new (context);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
+  if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Cannot configure the page-locked buffer pool"), (NULL));
+    gst_object_unref (pool);
+    return FALSE;
+  }
+
+  /* Activate here, so that a failed cudaHostAlloc reports its CUDA error. */
+  if (!gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_pinned_buffer_pool_take_error (pool, &error);
+    GST_PINNED_ELEMENT_ERROR (self, error,
+        "Could not allocate page-locked host memory");
+    g_clear_error (&error);
+    gst_object_unref (pool);
+    return FALSE;
+  }
+
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, info.size, min, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, info.size, min, 0);
+  gst_object_unref (pool);
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
+}
+
+static GstFlowReturn
+gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (trans);
+  GError *error = NULL;
+
+  if (!gst_pinned_transfer_video_frame (gst_pinned_base_transform_get_stream
+          (base), gst_pinned_base_transform_get_in_info (base), inbuf, outbuf,
+          &error)) {
+    GST_PINNED_ELEMENT_ERROR (trans, error, "Could not download a frame");
+    g_clear_error (&error);
+    return GST_FLOW_ERROR;
+  }
+
+  return GST_FLOW_OK;
+}
+
+static void
+gst_pinned_download_class_init (GstPinnedDownloadClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_pinned_download_set_property;
+  gobject_class->get_property = gst_pinned_download_get_property;
+
+  /**
+   * GstPinnedDownload:pool-size:
+   *
+   * How many page-locked output buffers are allocated when the pool is
+   * activated: the number of downloads that can be in flight before the
+   * element waits for the oldest one.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_POOL_SIZE] =
+      g_param_spec_uint ("pool-size", "Pool size",
+      "Page-locked output buffers allocated up front", 1, 64,
+      DEFAULT_POOL_SIZE,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (gobject_class, PROP_LAST, properties);
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Pinned CUDA download", "Filter/Video/Hardware",
+      "Downloads video from CUDA device memory into page-locked buffers, "
+      "asynchronously", "gst-pinned developers");
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_pinned_download_transform_caps);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_pinned_download_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_pinned_download_decide_allocation);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_pinned_download_transform);
+}
+
+static void
+gst_pinned_download_init (GstPinnedDownload * self)
+{
+  self->pool_size = DEFAULT_POOL_SIZE;
+}

@@ -1,0 +1,455 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-pinnedupload
+ * @title: pinnedupload
+ * @see_also: pinneddownload
+ *
+ * Uploads raw video from system memory to CUDA device memory
+ * (`video/x-raw(memory:PinnedDevice)`), asynchronously.
+ *
+ * pinnedupload offers upstream a pool of page-locked (pinned) buffers in the
+ * ALLOCATION query, so that a source writes each frame straight into memory
+ * the DMA engine reads at the link's full rate. Per frame it enqueues one
+ * cudaMemcpyAsync() per memory on its own CUDA stream, records a fence and
+ * pushes the device buffer at once: nothing waits on the host. The fence
+ * keeps the frame safe: the source cannot write the page-locked buffer again
+ * while the copy still reads it, and whoever uses the device buffer waits
+ * for the copy on its own stream.
+ *
+ * Input that is not page-locked (an upstream that ignores the pool) is
+ * copied correctly too, through CUDA's staging, at pageable speed. Input
+ * already in device memory passes through. The device buffer keeps the
+ * input's layout (offsets and strides, in its #GstVideoMeta).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! pinnedupload ! pinneddownload ! autovideosink
+ * ]| Uploads NV12 frames to the GPU and brings them back.
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! video/x-raw,format=RGBA,width=3840,height=2160 ! pinnedupload device-id=0 ! fakesink
+ * ]| Uploads 4K RGBA frames to CUDA device 0.
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstpinnedupload.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_pinned_upload_debug);
+#define GST_CAT_DEFAULT gst_pinned_upload_debug
+
+#define DEFAULT_POOL_SIZE 4
+
+enum
+{
+  PROP_0,
+  PROP_POOL_SIZE,
+  PROP_LAST
+};
+
+static GParamSpec *properties[PROP_LAST];
+
+struct _GstPinnedUpload
+{
+  GstPinnedBaseTransform parent;
+
+  guint pool_size;
+
+  /* Page-locked pool offered upstream; kept while its caps hold, since
+   * page-locking is slow. */
+  GstBufferPool *upstream_pool;
+  /* Device pool the frames are copied into. */
+  GstBufferPool *device_pool;
+  gsize device_size;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL) ";"
+        GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL)));
+
+#define gst_pinned_upload_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstPinnedUpload, gst_pinned_upload,
+    GST_TYPE_PINNED_BASE_TRANSFORM,
+    GST_DEBUG_CATEGORY_INIT (gst_pinned_upload_debug, "pinnedupload", 0,
+        "Upload to CUDA device memory"));
+GST_ELEMENT_REGISTER_DEFINE (pinnedupload, "pinnedupload", GST_RANK_NONE,
+    GST_TYPE_PINNED_UPLOAD);
+
+static void
+gst_pinned_upload_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstPinnedUpload *self = GST_PINNED_UPLOAD (object);
+
+  switch (prop_id) {
+    case PROP_POOL_SIZE:
+      GST_OBJECT_LOCK (self);
+      self->pool_size = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_pinned_upload_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstPinnedUpload *self = GST_PINNED_UPLOAD (object);
+
+  switch (prop_id) {
+    case PROP_POOL_SIZE:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint (value, self->pool_size);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+clear_pool (GstBufferPool ** pool)
+{
+  if (*pool) {
+    gst_buffer_pool_set_active (*pool, FALSE);
+    gst_clear_object (pool);
+  }
+}
+
+static gboolean
+gst_pinned_upload_stop (GstBaseTransform * trans)
+{
+  GstPinnedUpload *self = GST_PINNED_UPLOAD (trans);
+
+  clear_pool (&self->upstream_pool);
+  clear_pool (&self->device_pool);
+  self->device_size = 0;
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+static GstCaps *
+gst_pinned_upload_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *ret;
+
+  if (direction == GST_PAD_SINK) {
+    /* System memory is uploaded; device memory passes through. */
+    ret = gst_pinned_caps_set_memory_feature (caps,
+        GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
+  } else {
+    GstCaps *sysmem = gst_pinned_caps_set_memory_feature (caps, NULL);
+
+    ret = gst_caps_merge (gst_caps_copy (caps), sysmem);
+  }
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+
+  GST_DEBUG_OBJECT (trans, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
+
+  return ret;
+}
+
+static gboolean
+gst_pinned_upload_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstPinnedUpload *self = GST_PINNED_UPLOAD (trans);
+  GstPinnedContext *context =
+      gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM (self));
+  GstAllocationParams params;
+  GstAllocator *allocator = NULL;
+  GstStructure *config;
+  GstVideoInfo info;
+  GstCaps *caps;
+  guint pool_size;
+
+  /* Passthrough: the base class forwards the query downstream. */
+  if (decide_query == NULL)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+        decide_query, query);
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  if (context == NULL)
+    return TRUE;
+
+  GST_OBJECT_LOCK (self);
+  pool_size = self->pool_size;
+  GST_OBJECT_UNLOCK (self);
+
+  /* An active pool cannot be reconfigured by the next upstream: offer it
+   * again only while it is idle and its caps still hold. */
+  if (self->upstream_pool) {
+    GstCaps *pool_caps = NULL;
+
+    config = gst_buffer_pool_get_config (self->upstream_pool);
+    gst_buffer_pool_config_get_params (config, &pool_caps, NULL, NULL, NULL);
+    if (gst_buffer_pool_is_active (self->upstream_pool) || pool_caps == NULL
+        || !gst_caps_is_equal (pool_caps, caps))
+      gst_clear_object (&self->upstream_pool);
+    gst_structure_free (config);
+  }
+
+  if (self->upstream_pool == NULL) {
+    self->upstream_pool = gst_pinned_host_buffer_pool_new (context);
+    config = gst_buffer_pool_get_config (self->upstream_pool);
+    gst_buffer_pool_config_set_params (config, caps, info.size, pool_size, 0);
+    if (!gst_buffer_pool_set_config (self->upstream_pool, config)) {
+      GST_WARNING_OBJECT (self, "cannot configure page-locked pool");
+      gst_clear_object (&self->upstream_pool);
+      return TRUE;
+    }
+    GST_DEBUG_OBJECT (self, "offering page-locked pool %" GST_PTR_FORMAT
+        " of %u buffers of %" G_GSIZE_FORMAT " bytes", self->upstream_pool,
+        pool_size, info.size);
+  }
+
+  config = gst_buffer_pool_get_config (self->upstream_pool);
+  gst_buffer_pool_config_get_allocator (config, &allocator, &params);
+  gst_query_add_allocation_pool (query, self->upstream_pool, info.size,
+      pool_size, 0);
+  if (allocator)
+    gst_query_add_allocation_param (query, allocator, &params);
+  gst_structure_free (config);
+
+  return TRUE;
+}
+
+static GstBufferPool *
+make_device_pool (GstPinnedUpload * self, GstCaps * caps, gsize size,
+    guint min)
+{
+  GstPinnedContext *context =
+      gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM (self));
+  GstBufferPool *pool;
+  GstStructure *config;
+  GError *error = NULL;
+
+  pool = gst_pinned_device_buffer_pool_new (context);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Cannot configure the device buffer pool"), (NULL));
+    gst_object_unref (pool);
+    return NULL;
+  }
+
+  /* Activate here, so that a failed cudaMalloc reports its CUDA error. */
+  if (!gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_pinned_buffer_pool_take_error (pool, &error);
+    GST_PINNED_ELEMENT_ERROR (self, error,
+        "Could not allocate CUDA device memory");
+    g_clear_error (&error);
+    gst_object_unref (pool);
+    return NULL;
+  }
+
+  return pool;
+}
+
+static gboolean
+gst_pinned_upload_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstPinnedUpload *self = GST_PINNED_UPLOAD (trans);
+  GstCaps *caps;
+  GstVideoInfo info;
+  guint size = 0, min = 0, max = 0;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, &size, &min, &max);
+
+  clear_pool (&self->device_pool);
+  self->device_size = MAX (size, info.size);
+  self->device_pool = make_device_pool (self, caps, self->device_size,
+      MAX (min, 2));
+  if (self->device_pool == NULL)
+    return FALSE;
+
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, self->device_pool,
+        self->device_size, MAX (min, 2), 0);
+  else
+    gst_query_add_allocation_pool (query, self->device_pool,
+        self->device_size, MAX (min, 2), 0);
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
+}
+
+/* The device frame keeps the input's layout, so that each input memory is
+ * one copy; the layout needs as many bytes as the input has. */
+static GstFlowReturn
+gst_pinned_upload_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstPinnedUpload *self = GST_PINNED_UPLOAD (trans);
+  gsize need = gst_buffer_get_size (inbuf);
+
+  if (gst_base_transform_is_passthrough (trans))
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
+        (trans, inbuf, outbuf);
+
+  if (self->device_pool == NULL)
+    return GST_FLOW_NOT_NEGOTIATED;
+
+  if (need > self->device_size) {
+    GstStructure *config = gst_buffer_pool_get_config (self->device_pool);
+    GstCaps *caps = NULL;
+    guint min = 0;
+
+    gst_buffer_pool_config_get_params (config, &caps, NULL, &min, NULL);
+    gst_caps_ref (caps);
+    gst_structure_free (config);
+
+    GST_INFO_OBJECT (self, "input of %" G_GSIZE_FORMAT " bytes needs a larger "
+        "device pool than %" G_GSIZE_FORMAT, need, self->device_size);
+    clear_pool (&self->device_pool);
+    self->device_size = need;
+    self->device_pool = make_device_pool (self, caps, need, min);
+    gst_caps_unref (caps);
+    if (self->device_pool == NULL)
+      return GST_FLOW_ERROR;
+  }
+
+  return gst_buffer_pool_acquire_buffer (self->device_pool, outbuf, NULL);
+}
+
+static void
+set_layout (GstBuffer * outbuf, GstBuffer * inbuf, const GstVideoInfo * info)
+{
+  GstVideoMeta *in_meta = gst_buffer_get_video_meta (inbuf);
+  GstVideoMeta *out_meta = gst_buffer_get_video_meta (outbuf);
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    out_meta->offset[p] = in_meta ? in_meta->offset[p] : info->offset[p];
+    out_meta->stride[p] = in_meta ? in_meta->stride[p] : info->stride[p];
+  }
+}
+
+static GstFlowReturn
+gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (trans);
+  const GstVideoInfo *info = gst_pinned_base_transform_get_in_info (base);
+  GError *error = NULL;
+
+  set_layout (outbuf, inbuf, info);
+
+  if (!gst_pinned_transfer_video_frame (gst_pinned_base_transform_get_stream
+          (base), info, inbuf, outbuf, &error)) {
+    GST_PINNED_ELEMENT_ERROR (trans, error, "Could not upload a frame");
+    g_clear_error (&error);
+    return GST_FLOW_ERROR;
+  }
+
+  return GST_FLOW_OK;
+}
+
+static void
+gst_pinned_upload_finalize (GObject * object)
+{
+  GstPinnedUpload *self = GST_PINNED_UPLOAD (object);
+
+  clear_pool (&self->upstream_pool);
+  clear_pool (&self->device_pool);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_pinned_upload_set_property;
+  gobject_class->get_property = gst_pinned_upload_get_property;
+  gobject_class->finalize = gst_pinned_upload_finalize;
+
+  /**
+   * GstPinnedUpload:pool-size:
+   *
+   * How many page-locked buffers the pool offered upstream allocates when it
+   * is activated: the number of frames that can be in flight (being
+   * written, queued or copied) before the source waits for a copy.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_POOL_SIZE] =
+      g_param_spec_uint ("pool-size", "Pool size",
+      "Page-locked buffers allocated up front in the pool offered upstream",
+      1, 64, DEFAULT_POOL_SIZE,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (gobject_class, PROP_LAST, properties);
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Pinned CUDA upload", "Filter/Video/Hardware",
+      "Uploads video to CUDA device memory from page-locked buffers, "
+      "asynchronously", "gst-pinned developers");
+
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_pinned_upload_stop);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_pinned_upload_transform_caps);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_pinned_upload_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_pinned_upload_decide_allocation);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_pinned_upload_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_pinned_upload_transform);
+}
+
+static void
+gst_pinned_upload_init (GstPinnedUpload * self)
+{
+  self->pool_size = DEFAULT_POOL_SIZE;
+}

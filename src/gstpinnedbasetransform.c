@@ -1,0 +1,360 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:gstpinnedbasetransform
+ * @title: GstPinnedBaseTransform
+ * @short_description: base class of gst-pinned's elements
+ *
+ * Owns what every gst-pinned element needs: the `device-id` property, the
+ * #GstPinnedContext (shared with the pipeline through #GstContext, opened in
+ * GstBaseTransform.start()), the element's own non-blocking stream, and the
+ * negotiated video infos. A device that cannot be used fails the state
+ * change with a resource error that carries the CUDA error.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstpinned-private.h"
+#include "gst/pinned/gstpinnedbasetransform.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_pinned_base_transform_debug);
+#define GST_CAT_DEFAULT gst_pinned_base_transform_debug
+
+#define DEFAULT_DEVICE_ID GST_PINNED_DEVICE_ID_ANY
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_ID,
+  PROP_LAST
+};
+
+static GParamSpec *properties[PROP_LAST];
+
+typedef struct
+{
+  gint device_id;
+  GstPinnedContext *context;
+  GstPinnedStream *stream;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+} GstPinnedBaseTransformPrivate;
+
+#define gst_pinned_base_transform_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstPinnedBaseTransform,
+    gst_pinned_base_transform, GST_TYPE_BASE_TRANSFORM,
+    G_ADD_PRIVATE (GstPinnedBaseTransform);
+    GST_DEBUG_CATEGORY_INIT (gst_pinned_base_transform_debug,
+        "pinnedbasetransform", 0, "gst-pinned base transform"));
+
+#define GET_PRIV(self) \
+    ((GstPinnedBaseTransformPrivate *) \
+    gst_pinned_base_transform_get_instance_private ( \
+        GST_PINNED_BASE_TRANSFORM (self)))
+
+static void
+gst_pinned_base_transform_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      GST_OBJECT_LOCK (object);
+      priv->device_id = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_pinned_base_transform_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      GST_OBJECT_LOCK (object);
+      g_value_set_int (value, priv->device_id);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_pinned_base_transform_set_context (GstElement * element,
+    GstContext * context)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (element);
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (element);
+
+  gst_pinned_handle_set_context (element, context, device_id, &priv->context);
+
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_pinned_base_transform_start (GstBaseTransform * trans)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
+  GError *error = NULL;
+  gint device_id;
+
+  GST_OBJECT_LOCK (trans);
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (trans);
+
+  if (!gst_pinned_ensure_element_context (GST_ELEMENT (trans), device_id,
+          &priv->context, &error)) {
+    GST_PINNED_ELEMENT_ERROR (trans, error, device_id < 0 ?
+        "No usable CUDA device" : "The CUDA device of device-id is not usable");
+    g_clear_error (&error);
+    return FALSE;
+  }
+
+  priv->stream = gst_pinned_stream_new (priv->context, &error);
+  if (priv->stream == NULL) {
+    GST_PINNED_ELEMENT_ERROR (trans, error, "Could not create a CUDA stream");
+    g_clear_error (&error);
+    gst_clear_object (&priv->context);
+    return FALSE;
+  }
+
+  GST_INFO_OBJECT (trans, "using CUDA device %d (%s)",
+      gst_pinned_context_get_device_id (priv->context),
+      gst_pinned_context_get_device_name (priv->context));
+
+  return TRUE;
+}
+
+static gboolean
+gst_pinned_base_transform_stop (GstBaseTransform * trans)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
+
+  /* Work still queued runs on: every memory it touches waits for its
+   * fences before it is freed. */
+  gst_clear_pinned_stream (&priv->stream);
+  gst_clear_object (&priv->context);
+  gst_video_info_init (&priv->in_info);
+  gst_video_info_init (&priv->out_info);
+
+  return TRUE;
+}
+
+static gboolean
+gst_pinned_base_transform_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_pinned_handle_context_query (GST_ELEMENT (trans), query,
+          priv->context))
+    return TRUE;
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static gboolean
+gst_pinned_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstPinnedBaseTransform *self = GST_PINNED_BASE_TRANSFORM (trans);
+  GstPinnedBaseTransformClass *klass =
+      GST_PINNED_BASE_TRANSFORM_GET_CLASS (self);
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
+
+  if (!gst_video_info_from_caps (&priv->in_info, incaps) ||
+      !gst_video_info_from_caps (&priv->out_info, outcaps)) {
+    GST_WARNING_OBJECT (self, "cannot parse caps %" GST_PTR_FORMAT " -> %"
+        GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+
+  if (klass->set_info)
+    return klass->set_info (self, incaps, &priv->in_info, outcaps,
+        &priv->out_info);
+
+  return TRUE;
+}
+
+static void
+gst_pinned_base_transform_finalize (GObject * object)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (object);
+
+  gst_clear_pinned_stream (&priv->stream);
+  gst_clear_object (&priv->context);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_pinned_base_transform_class_init (GstPinnedBaseTransformClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_pinned_base_transform_set_property;
+  gobject_class->get_property = gst_pinned_base_transform_get_property;
+  gobject_class->finalize = gst_pinned_base_transform_finalize;
+
+  /**
+   * GstPinnedBaseTransform:device-id:
+   *
+   * The CUDA device to use. -1 takes the device of a neighbouring
+   * gst-pinned element or of a context the application set, else the
+   * current CUDA device (device 0 unless the thread chose another).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_DEVICE_ID] =
+      g_param_spec_int ("device-id", "Device ID",
+      "CUDA device index (-1: the pipeline's device, else the current one)",
+      -1, G_MAXINT, DEFAULT_DEVICE_ID,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (gobject_class, PROP_LAST, properties);
+
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_pinned_base_transform_set_context);
+
+  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_pinned_base_transform_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_pinned_base_transform_stop);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_pinned_base_transform_query);
+  trans_class->set_caps =
+      GST_DEBUG_FUNCPTR (gst_pinned_base_transform_set_caps);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_PINNED_BASE_TRANSFORM, 0);
+}
+
+static void
+gst_pinned_base_transform_init (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+
+  priv->device_id = DEFAULT_DEVICE_ID;
+  gst_video_info_init (&priv->in_info);
+  gst_video_info_init (&priv->out_info);
+}
+
+/**
+ * gst_pinned_base_transform_get_context:
+ * @self: a #GstPinnedBaseTransform
+ *
+ * Returns: (transfer none) (nullable): the element's device context, set
+ *   between start and stop
+ *
+ * Since: 0.1
+ */
+GstPinnedContext *
+gst_pinned_base_transform_get_context (GstPinnedBaseTransform * self)
+{
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
+
+  return GET_PRIV (self)->context;
+}
+
+/**
+ * gst_pinned_base_transform_get_stream:
+ * @self: a #GstPinnedBaseTransform
+ *
+ * Returns: (transfer none) (nullable): the element's own stream, set between
+ *   start and stop
+ *
+ * Since: 0.1
+ */
+GstPinnedStream *
+gst_pinned_base_transform_get_stream (GstPinnedBaseTransform * self)
+{
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
+
+  return GET_PRIV (self)->stream;
+}
+
+/**
+ * gst_pinned_base_transform_get_in_info:
+ * @self: a #GstPinnedBaseTransform
+ *
+ * Returns: (transfer none): the video info of the negotiated input caps
+ *
+ * Since: 0.1
+ */
+const GstVideoInfo *
+gst_pinned_base_transform_get_in_info (GstPinnedBaseTransform * self)
+{
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
+
+  return &GET_PRIV (self)->in_info;
+}
+
+/**
+ * gst_pinned_base_transform_get_out_info:
+ * @self: a #GstPinnedBaseTransform
+ *
+ * Returns: (transfer none): the video info of the negotiated output caps
+ *
+ * Since: 0.1
+ */
+const GstVideoInfo *
+gst_pinned_base_transform_get_out_info (GstPinnedBaseTransform * self)
+{
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
+
+  return &GET_PRIV (self)->out_info;
+}
+
+/**
+ * gst_pinned_caps_set_memory_feature:
+ * @caps: (transfer none): caps
+ * @feature: (nullable): a memory caps feature, %NULL for system memory
+ *
+ * Returns: (transfer full): a copy of @caps with every structure's
+ *   features replaced by @feature; ANY caps stay ANY
+ *
+ * Since: 0.1
+ */
+GstCaps *
+gst_pinned_caps_set_memory_feature (GstCaps * caps, const gchar * feature)
+{
+  GstCaps *ret;
+  guint i, n;
+
+  g_return_val_if_fail (GST_IS_CAPS (caps), NULL);
+
+  ret = gst_caps_copy (caps);
+  if (gst_caps_is_any (ret))
+    return ret;
+
+  n = gst_caps_get_size (ret);
+  for (i = 0; i < n; i++) {
+    gst_caps_set_features (ret, i,
+        gst_caps_features_new (feature ? feature :
+            GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, NULL));
+  }
+
+  return gst_caps_simplify (ret);
+}

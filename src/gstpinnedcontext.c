@@ -1,0 +1,519 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:gstpinnedcontext
+ * @title: GstPinnedContext
+ * @short_description: the CUDA device of a pipeline
+ *
+ * A #GstPinnedContext names one CUDA device and owns the pool of events that
+ * fences on it recycle. Elements find it through #GstContext, so that
+ * `pinnedupload` and `pinneddownload` in one pipeline use the same device:
+ * an element asks its neighbours (a #GST_QUERY_CONTEXT downstream, then
+ * upstream), then the application (#GST_MESSAGE_NEED_CONTEXT), and only then
+ * creates one and announces it (#GST_MESSAGE_HAVE_CONTEXT).
+ *
+ * An application picks the device for a whole pipeline with
+ * gst_element_set_context() and gst_context_new_pinned_context().
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstpinned-private.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_pinned_context_debug);
+#define GST_CAT_DEFAULT gst_pinned_context_debug
+
+/* Devices made current by gst_pinned_context_push(), so that pop restores
+ * what the calling thread had: an application thread may use another
+ * device for its own work. */
+#define MAX_PUSH_DEPTH 16
+static __thread gint push_stack[MAX_PUSH_DEPTH];
+static __thread guint push_depth;
+
+static GRecMutex ensure_lock;
+
+struct _GstPinnedContext
+{
+  GstObject parent;
+
+  gint device_id;
+  gchar *device_name;
+  GstPinnedFencePool *fence_pool;
+};
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_ID,
+  PROP_DEVICE_NAME,
+  PROP_LAST
+};
+
+static GParamSpec *properties[PROP_LAST];
+
+#define gst_pinned_context_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstPinnedContext, gst_pinned_context, GST_TYPE_OBJECT,
+    GST_DEBUG_CATEGORY_INIT (gst_pinned_context_debug, "pinnedcontext", 0,
+        "gst-pinned device context"));
+
+static void
+gst_pinned_context_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstPinnedContext *self = GST_PINNED_CONTEXT (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, self->device_id);
+      break;
+    case PROP_DEVICE_NAME:
+      g_value_set_string (value, self->device_name);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_pinned_context_finalize (GObject * object)
+{
+  GstPinnedContext *self = GST_PINNED_CONTEXT (object);
+
+  GST_DEBUG_OBJECT (self, "finalize, device %d", self->device_id);
+
+  if (self->fence_pool)
+    gst_pinned_fence_pool_close (self->fence_pool);
+  g_free (self->device_name);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_pinned_context_class_init (GstPinnedContextClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  gobject_class->get_property = gst_pinned_context_get_property;
+  gobject_class->finalize = gst_pinned_context_finalize;
+
+  properties[PROP_DEVICE_ID] =
+      g_param_spec_int ("device-id", "Device ID", "CUDA device index",
+      0, G_MAXINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DEVICE_NAME] =
+      g_param_spec_string ("device-name", "Device name", "CUDA device name",
+      NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (gobject_class, PROP_LAST, properties);
+}
+
+static void
+gst_pinned_context_init (GstPinnedContext * self)
+{
+}
+
+/**
+ * gst_pinned_context_new:
+ * @device_id: a CUDA device index, or %GST_PINNED_DEVICE_ID_ANY for the
+ *   calling thread's current device
+ * @error: (out) (optional): where to describe why the device is unusable
+ *
+ * Opens a CUDA device.
+ *
+ * Returns: (transfer full) (nullable): a new #GstPinnedContext, or %NULL
+ *   when there is no CUDA device, @device_id is out of range, or the device
+ *   cannot be initialised.
+ *
+ * Since: 0.1
+ */
+GstPinnedContext *
+gst_pinned_context_new (gint device_id, GError ** error)
+{
+  GstPinnedContext *self;
+  struct cudaDeviceProp props;
+  gint n_devices = 0, prev = -1;
+
+  /* The class init creates the debug category this function logs to. */
+  g_type_ensure (GST_TYPE_PINNED_CONTEXT);
+
+  if (!gst_pinned_cuda_result (cudaGetDeviceCount (&n_devices), error))
+    return NULL;
+
+  if (n_devices <= 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "No CUDA device found");
+    return NULL;
+  }
+
+  if (device_id == GST_PINNED_DEVICE_ID_ANY) {
+    if (!gst_pinned_cuda_result (cudaGetDevice (&device_id), error))
+      return NULL;
+  }
+
+  if (device_id < 0 || device_id >= n_devices) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "CUDA device-id %d does not exist: %d device(s) found", device_id,
+        n_devices);
+    return NULL;
+  }
+
+  /* cudaSetDevice initialises the device's primary context, so that a
+   * device that cannot be used fails here, at start, not on a buffer. */
+  if (!gst_pinned_cuda_result (cudaGetDevice (&prev), error) ||
+      !gst_pinned_cuda_result (cudaSetDevice (device_id), error) ||
+      !gst_pinned_cuda_result (cudaGetDeviceProperties (&props, device_id),
+          error)) {
+    if (prev >= 0)
+      cudaSetDevice (prev);
+    return NULL;
+  }
+  if (prev != device_id)
+    gst_pinned_cuda_result (cudaSetDevice (prev), NULL);
+
+  self = g_object_new (GST_TYPE_PINNED_CONTEXT, NULL);
+  gst_object_ref_sink (self);
+  self->device_id = device_id;
+  self->device_name = g_strndup (props.name, sizeof (props.name));
+  self->fence_pool = gst_pinned_fence_pool_new (device_id);
+
+  GST_INFO_OBJECT (self, "opened CUDA device %d: %s", device_id,
+      self->device_name);
+
+  return self;
+}
+
+/**
+ * gst_pinned_context_get_device_id:
+ * @context: a #GstPinnedContext
+ *
+ * Returns: the CUDA device index of @context
+ *
+ * Since: 0.1
+ */
+gint
+gst_pinned_context_get_device_id (GstPinnedContext * context)
+{
+  g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), -1);
+
+  return context->device_id;
+}
+
+/**
+ * gst_pinned_context_get_device_name:
+ * @context: a #GstPinnedContext
+ *
+ * Returns: (transfer none): the name of the CUDA device of @context
+ *
+ * Since: 0.1
+ */
+const gchar *
+gst_pinned_context_get_device_name (GstPinnedContext * context)
+{
+  g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), NULL);
+
+  return context->device_name;
+}
+
+GstPinnedFencePool *
+gst_pinned_context_get_fence_pool (GstPinnedContext * context)
+{
+  return context->fence_pool;
+}
+
+/**
+ * gst_pinned_context_push:
+ * @context: a #GstPinnedContext
+ * @error: (out) (optional): where to describe a failure
+ *
+ * Makes the device of @context current on the calling thread, remembering
+ * the thread's device for gst_pinned_context_pop(). Calls nest.
+ *
+ * Returns: %TRUE on success; on failure nothing is pushed
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_context_push (GstPinnedContext * context, GError ** error)
+{
+  gint prev = -1;
+
+  g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), FALSE);
+  g_return_val_if_fail (push_depth < MAX_PUSH_DEPTH, FALSE);
+
+  if (!gst_pinned_cuda_result (cudaGetDevice (&prev), error))
+    return FALSE;
+  if (prev != context->device_id &&
+      !gst_pinned_cuda_result (cudaSetDevice (context->device_id), error))
+    return FALSE;
+
+  push_stack[push_depth++] = prev;
+  return TRUE;
+}
+
+/**
+ * gst_pinned_context_pop:
+ * @context: the #GstPinnedContext of the matching gst_pinned_context_push()
+ *
+ * Restores the device that was current before the matching push.
+ *
+ * Since: 0.1
+ */
+void
+gst_pinned_context_pop (GstPinnedContext * context)
+{
+  gint prev;
+
+  g_return_if_fail (push_depth > 0);
+
+  prev = push_stack[--push_depth];
+  if (prev >= 0 && prev != context->device_id)
+    gst_pinned_cuda_result (cudaSetDevice (prev), NULL);
+}
+
+/**
+ * gst_context_new_pinned_context:
+ * @pinned_context: a #GstPinnedContext
+ *
+ * Returns: (transfer full): a persistent #GstContext of type
+ *   %GST_PINNED_CONTEXT_TYPE carrying @pinned_context
+ *
+ * Since: 0.1
+ */
+GstContext *
+gst_context_new_pinned_context (GstPinnedContext * pinned_context)
+{
+  GstContext *context;
+
+  g_return_val_if_fail (GST_IS_PINNED_CONTEXT (pinned_context), NULL);
+
+  context = gst_context_new (GST_PINNED_CONTEXT_TYPE, TRUE);
+  gst_structure_set (gst_context_writable_structure (context),
+      "context", GST_TYPE_PINNED_CONTEXT, pinned_context,
+      "device-id", G_TYPE_INT, pinned_context->device_id, NULL);
+
+  return context;
+}
+
+/**
+ * gst_context_get_pinned_context:
+ * @context: a #GstContext
+ * @pinned_context: (out) (transfer full): the #GstPinnedContext it carries
+ *
+ * Returns: %TRUE when @context is of type %GST_PINNED_CONTEXT_TYPE and
+ *   carries a #GstPinnedContext
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_context_get_pinned_context (GstContext * context,
+    GstPinnedContext ** pinned_context)
+{
+  const GstStructure *s;
+
+  g_return_val_if_fail (GST_IS_CONTEXT (context), FALSE);
+  g_return_val_if_fail (pinned_context != NULL, FALSE);
+
+  if (g_strcmp0 (gst_context_get_context_type (context),
+          GST_PINNED_CONTEXT_TYPE) != 0)
+    return FALSE;
+
+  s = gst_context_get_structure (context);
+  return gst_structure_get (s, "context", GST_TYPE_PINNED_CONTEXT,
+      pinned_context, NULL) && *pinned_context != NULL;
+}
+
+/**
+ * gst_pinned_handle_set_context:
+ * @element: the element whose GstElementClass.set_context() was called
+ * @context: (nullable): the #GstContext given to it
+ * @device_id: the element's device-id, or %GST_PINNED_DEVICE_ID_ANY
+ * @pinned_context: (inout) (transfer full): the element's context
+ *
+ * Takes the #GstPinnedContext of @context when the element has none yet and
+ * the device matches @device_id.
+ *
+ * Returns: %TRUE when @pinned_context was set from @context
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_handle_set_context (GstElement * element, GstContext * context,
+    gint device_id, GstPinnedContext ** pinned_context)
+{
+  GstPinnedContext *other = NULL;
+
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  g_return_val_if_fail (pinned_context != NULL, FALSE);
+
+  if (context == NULL || *pinned_context != NULL)
+    return FALSE;
+
+  if (!gst_context_get_pinned_context (context, &other))
+    return FALSE;
+
+  if (device_id != GST_PINNED_DEVICE_ID_ANY && other->device_id != device_id) {
+    GST_DEBUG_OBJECT (element, "ignoring context of device %d, want %d",
+        other->device_id, device_id);
+    gst_object_unref (other);
+    return FALSE;
+  }
+
+  GST_DEBUG_OBJECT (element, "using shared context of device %d",
+      other->device_id);
+  *pinned_context = other;
+  return TRUE;
+}
+
+/**
+ * gst_pinned_handle_context_query:
+ * @element: the element that received @query
+ * @query: a #GST_QUERY_CONTEXT
+ * @pinned_context: (nullable): the element's context
+ *
+ * Answers a neighbour's context query with @pinned_context.
+ *
+ * Returns: %TRUE when @query was answered
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_handle_context_query (GstElement * element, GstQuery * query,
+    GstPinnedContext * pinned_context)
+{
+  const gchar *type;
+  GstContext *context;
+
+  g_return_val_if_fail (GST_IS_QUERY (query), FALSE);
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT || pinned_context == NULL)
+    return FALSE;
+
+  if (!gst_query_parse_context_type (query, &type) ||
+      g_strcmp0 (type, GST_PINNED_CONTEXT_TYPE) != 0)
+    return FALSE;
+
+  context = gst_context_new_pinned_context (pinned_context);
+  gst_query_set_context (query, context);
+  gst_context_unref (context);
+
+  GST_DEBUG_OBJECT (element, "answered context query with device %d",
+      pinned_context->device_id);
+  return TRUE;
+}
+
+static gboolean
+query_pads (GstElement * element, GstIterator * it, GstQuery * query)
+{
+  GValue item = G_VALUE_INIT;
+  gboolean answered = FALSE, done = FALSE;
+
+  while (!done && !answered) {
+    switch (gst_iterator_next (it, &item)) {
+      case GST_ITERATOR_OK:
+        answered = gst_pad_peer_query (g_value_get_object (&item), query);
+        g_value_reset (&item);
+        break;
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync (it);
+        break;
+      default:
+        done = TRUE;
+        break;
+    }
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+
+  return answered;
+}
+
+/* Neighbours first, then the application: the order GstContext documents. */
+static void
+find_context (GstElement * element)
+{
+  GstQuery *query;
+  GstContext *context = NULL;
+  GstMessage *msg;
+
+  query = gst_query_new_context (GST_PINNED_CONTEXT_TYPE);
+  if (query_pads (element, gst_element_iterate_src_pads (element), query) ||
+      query_pads (element, gst_element_iterate_sink_pads (element), query)) {
+    gst_query_parse_context (query, &context);
+    if (context)
+      gst_element_set_context (element, context);
+  }
+  gst_query_unref (query);
+
+  if (context)
+    return;
+
+  msg = gst_message_new_need_context (GST_OBJECT_CAST (element),
+      GST_PINNED_CONTEXT_TYPE);
+  gst_element_post_message (element, msg);
+}
+
+/**
+ * gst_pinned_ensure_element_context:
+ * @element: the element that needs a device
+ * @device_id: its device-id, or %GST_PINNED_DEVICE_ID_ANY
+ * @pinned_context: (inout) (transfer full): the element's context
+ * @error: (out) (optional): why no device could be opened
+ *
+ * Makes sure @pinned_context is set: shared from a neighbour or the
+ * application if one has a context of the right device, else newly created
+ * and announced to the pipeline with #GST_MESSAGE_HAVE_CONTEXT.
+ *
+ * Returns: %TRUE when @pinned_context is set
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_ensure_element_context (GstElement * element, gint device_id,
+    GstPinnedContext ** pinned_context, GError ** error)
+{
+  GstContext *context;
+  GstPinnedContext *created;
+
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  g_return_val_if_fail (pinned_context != NULL, FALSE);
+
+  g_type_ensure (GST_TYPE_PINNED_CONTEXT);
+
+  g_rec_mutex_lock (&ensure_lock);
+  if (*pinned_context == NULL)
+    find_context (element);
+
+  if (*pinned_context != NULL) {
+    g_rec_mutex_unlock (&ensure_lock);
+    return TRUE;
+  }
+
+  created = gst_pinned_context_new (device_id, error);
+  if (created == NULL) {
+    g_rec_mutex_unlock (&ensure_lock);
+    return FALSE;
+  }
+
+  context = gst_context_new_pinned_context (created);
+  /* Through set_context, so that the element stores it as shared ones. */
+  gst_element_set_context (element, context);
+  if (*pinned_context == NULL)
+    *pinned_context = gst_object_ref (created);
+  gst_object_unref (created);
+
+  GST_INFO_OBJECT (element, "created context for device %d",
+      (*pinned_context)->device_id);
+  gst_element_post_message (element,
+      gst_message_new_have_context (GST_OBJECT_CAST (element), context));
+  g_rec_mutex_unlock (&ensure_lock);
+
+  return TRUE;
+}

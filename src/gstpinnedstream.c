@@ -1,0 +1,196 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:gstpinnedstream
+ * @title: GstPinnedStream
+ * @short_description: an element's own CUDA stream
+ *
+ * Every gst-pinned element enqueues its copies and kernels on its own
+ * non-blocking stream: work on it neither waits for nor blocks the legacy
+ * default stream, and other elements' streams wait for it through fences.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstpinned-private.h"
+
+GST_PINNED_DEBUG_CATEGORY (gst_pinned_stream_debug, "pinnedstream",
+    "gst-pinned CUDA streams");
+#define GST_CAT_DEFAULT gst_pinned_stream_debug
+
+struct _GstPinnedStream
+{
+  GstMiniObject parent;
+
+  GstPinnedContext *context;
+  cudaStream_t handle;
+  guint64 id;
+};
+
+static guint64 next_stream_id = 1;
+
+GST_DEFINE_MINI_OBJECT_TYPE (GstPinnedStream, gst_pinned_stream);
+
+static void
+gst_pinned_stream_free (GstPinnedStream * stream)
+{
+  /* Returns at once; work still queued completes, then the stream goes. */
+  if (gst_pinned_context_push (stream->context, NULL)) {
+    gst_pinned_cuda_result (cudaStreamDestroy (stream->handle), NULL);
+    gst_pinned_context_pop (stream->context);
+  }
+  gst_object_unref (stream->context);
+  g_free (stream);
+}
+
+/**
+ * gst_pinned_stream_new:
+ * @context: the device to create the stream on
+ * @error: (out) (optional): where to describe a failure
+ *
+ * Returns: (transfer full) (nullable): a new non-blocking stream
+ *
+ * Since: 0.1
+ */
+GstPinnedStream *
+gst_pinned_stream_new (GstPinnedContext * context, GError ** error)
+{
+  GstPinnedStream *stream;
+  cudaStream_t handle;
+  gboolean ok;
+
+  g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), NULL);
+
+  ensure_debug_category ();
+
+  if (!gst_pinned_context_push (context, error))
+    return NULL;
+  ok = gst_pinned_cuda_result (cudaStreamCreateWithFlags (&handle,
+          cudaStreamNonBlocking), error);
+  gst_pinned_context_pop (context);
+  if (!ok)
+    return NULL;
+
+  stream = g_new0 (GstPinnedStream, 1);
+  gst_mini_object_init (GST_MINI_OBJECT_CAST (stream), 0,
+      GST_TYPE_PINNED_STREAM, NULL, NULL,
+      (GstMiniObjectFreeFunction) gst_pinned_stream_free);
+  stream->context = gst_object_ref (context);
+  stream->handle = handle;
+  stream->id = __atomic_fetch_add (&next_stream_id, 1, __ATOMIC_RELAXED);
+
+  GST_DEBUG ("created stream %p on device %d", handle,
+      gst_pinned_context_get_device_id (context));
+
+  return stream;
+}
+
+/**
+ * gst_pinned_stream_get_handle:
+ * @stream: a #GstPinnedStream
+ *
+ * Returns: (transfer none): the `cudaStream_t` of @stream, valid while the
+ *   caller holds @stream
+ *
+ * Since: 0.1
+ */
+gpointer
+gst_pinned_stream_get_handle (GstPinnedStream * stream)
+{
+  g_return_val_if_fail (stream != NULL, NULL);
+
+  return stream->handle;
+}
+
+guint64
+gst_pinned_stream_get_id (GstPinnedStream * stream)
+{
+  return stream->id;
+}
+
+/**
+ * gst_pinned_stream_get_context:
+ * @stream: a #GstPinnedStream
+ *
+ * Returns: (transfer none): the device context of @stream
+ *
+ * Since: 0.1
+ */
+GstPinnedContext *
+gst_pinned_stream_get_context (GstPinnedStream * stream)
+{
+  g_return_val_if_fail (stream != NULL, NULL);
+
+  return stream->context;
+}
+
+/**
+ * gst_pinned_stream_record_fence:
+ * @stream: a #GstPinnedStream
+ * @error: (out) (optional): where to describe a failure
+ *
+ * Records a fence after the work enqueued on @stream so far.
+ *
+ * Returns: (transfer full) (nullable): the fence
+ *
+ * Since: 0.1
+ */
+GstPinnedFence *
+gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
+{
+  GstPinnedFence *fence;
+  gboolean ok;
+
+  g_return_val_if_fail (stream != NULL, NULL);
+
+  fence = gst_pinned_fence_pool_acquire (gst_pinned_context_get_fence_pool
+      (stream->context), error);
+  if (fence == NULL)
+    return NULL;
+
+  if (!gst_pinned_context_push (stream->context, error)) {
+    gst_pinned_fence_unref (fence);
+    return NULL;
+  }
+  ok = gst_pinned_fence_record (fence, stream, error);
+  gst_pinned_context_pop (stream->context);
+
+  if (!ok) {
+    gst_pinned_fence_unref (fence);
+    return NULL;
+  }
+
+  return fence;
+}
+
+/**
+ * gst_pinned_stream_synchronize:
+ * @stream: a #GstPinnedStream
+ * @error: (out) (optional): where to describe a failure
+ *
+ * Blocks until all work enqueued on @stream has finished. Not for the
+ * per-buffer path: wait on fences there.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_stream_synchronize (GstPinnedStream * stream, GError ** error)
+{
+  g_return_val_if_fail (stream != NULL, FALSE);
+
+  ensure_debug_category ();
+
+  return gst_pinned_cuda_result (cudaStreamSynchronize (stream->handle),
+      error);
+}
