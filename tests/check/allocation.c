@@ -1,0 +1,313 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The ALLOCATION query: what pinnedupload offers upstream and what each
+ * element decides downstream. */
+
+#include "pinnedtest.h"
+
+#define NV12_CAPS "video/x-raw,format=NV12,width=320,height=240,framerate=30/1"
+#define DEVICE_CAPS(c) "video/x-raw(memory:PinnedDevice)," c
+
+static GstQuery *
+run_allocation_query (GstHarness * h, const gchar * caps_str)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  gst_caps_unref (caps);
+  return query;
+}
+
+GST_START_TEST (test_upload_offers_pinned_pool)
+{
+  GstHarness *h = gst_harness_new ("pinnedupload");
+  GstBufferPool *pool = NULL;
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+  GstQuery *query;
+  GstVideoInfo info;
+  GstCaps *caps;
+  guint size, min, max;
+
+  gst_harness_set_caps_str (h, NV12_CAPS, DEVICE_CAPS
+      ("format=NV12,width=320,height=240,framerate=30/1"));
+  caps = gst_caps_from_string (NV12_CAPS);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+
+  query = run_allocation_query (h, NV12_CAPS);
+
+  /* One page-locked pool of frame-sized buffers, four allocated up front. */
+  fail_unless_equals_int (gst_query_get_n_allocation_pools (query), 1);
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  fail_unless (GST_IS_PINNED_HOST_BUFFER_POOL (pool));
+  fail_unless_equals_int (size, info.size);
+  fail_unless_equals_int (min, 4);
+  fail_unless_equals_int (max, 0);
+  fail_unless (gst_buffer_pool_has_option (pool,
+          GST_BUFFER_POOL_OPTION_VIDEO_META));
+  fail_unless (gst_buffer_pool_has_option (pool,
+          GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT));
+
+  /* Sources that allocate themselves get the page-locked allocator. */
+  fail_unless (gst_query_get_n_allocation_params (query) >= 1);
+  gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
+  fail_unless (GST_IS_PINNED_HOST_ALLOCATOR (allocator));
+
+  fail_unless (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
+          NULL));
+
+  gst_object_unref (allocator);
+  gst_object_unref (pool);
+  gst_query_unref (query);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A source configures the offered pool with alignment, as a decoder with
+ * padded surfaces would: buffers are page-locked, allocated at activation,
+ * and their layout follows the alignment. */
+GST_START_TEST (test_upload_pool_alignment_and_preallocation)
+{
+  GstHarness *h = gst_harness_new ("pinnedupload");
+  GstBufferPool *pool = NULL;
+  GstVideoAlignment align;
+  GstStructure *config;
+  GstVideoInfo info, aligned;
+  GstVideoMeta *meta;
+  GstBuffer *buf;
+  GstQuery *query;
+  GstCaps *caps;
+  guint64 allocs_before;
+  guint size, min, max, p;
+
+  gst_harness_set_caps_str (h, NV12_CAPS, DEVICE_CAPS
+      ("format=NV12,width=320,height=240,framerate=30/1"));
+  query = run_allocation_query (h, NV12_CAPS);
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  gst_query_parse_allocation (query, &caps, NULL);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+
+  gst_video_alignment_reset (&align);
+  align.padding_right = 13;
+  align.padding_bottom = 3;
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+  gst_buffer_pool_config_set_video_alignment (config, &align);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+
+  allocs_before = pinned_test_call_count ("cudaHostAlloc");
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc") -
+        allocs_before, min);
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (buf, 0)));
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc") -
+        allocs_before, min);
+
+  aligned = info;
+  fail_unless (gst_video_info_align (&aligned, &align));
+  meta = gst_buffer_get_video_meta (buf);
+  fail_unless (meta != NULL);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    fail_unless_equals_int (meta->stride[p], aligned.stride[p]);
+    fail_unless_equals_int (meta->offset[p], aligned.offset[p]);
+  }
+  fail_unless (meta->stride[0] > info.stride[0]);
+
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  gst_query_unref (query);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_upload_pool_follows_caps)
+{
+  GstHarness *h = gst_harness_new ("pinnedupload");
+  const gchar *caps_str =
+      "video/x-raw,format=I420,width=1921,height=1081,framerate=30/1";
+  GstBufferPool *pool = NULL;
+  GstVideoInfo info;
+  GstQuery *query;
+  GstCaps *caps;
+  guint size;
+
+  g_object_set (h->element, "pool-size", 7, NULL);
+  gst_harness_set_caps_str (h, caps_str, DEVICE_CAPS
+      ("format=I420,width=1921,height=1081,framerate=30/1"));
+  caps = gst_caps_from_string (caps_str);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+
+  query = run_allocation_query (h, caps_str);
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, NULL, NULL);
+  fail_unless_equals_int (size, info.size);
+  gst_query_unref (query);
+  gst_object_unref (pool);
+
+  query = run_allocation_query (h, caps_str);
+  gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &size, NULL);
+  /* the min is the pool-size property */
+  fail_unless_equals_int (size, 7);
+  gst_query_unref (query);
+
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Device memory in: passthrough, and the query goes on downstream. */
+GST_START_TEST (test_upload_passthrough_forwards_query)
+{
+  GstHarness *h = gst_harness_new ("pinnedupload");
+  GstQuery *query;
+  const gchar *caps =
+      DEVICE_CAPS ("format=NV12,width=320,height=240,framerate=30/1");
+
+  gst_harness_set_caps_str (h, caps, caps);
+  fail_unless (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
+          (h->element)));
+  query = run_allocation_query (h, caps);
+  fail_if (gst_query_get_n_allocation_pools (query) > 0 &&
+      GST_IS_PINNED_HOST_BUFFER_POOL (NULL));
+  for (guint i = 0; i < gst_query_get_n_allocation_pools (query); i++) {
+    GstBufferPool *pool = NULL;
+
+    gst_query_parse_nth_allocation_pool (query, i, &pool, NULL, NULL, NULL);
+    fail_if (pool && GST_IS_PINNED_HOST_BUFFER_POOL (pool));
+    gst_clear_object (&pool);
+  }
+  gst_query_unref (query);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Upload outputs device memory with a GstVideoMeta from its device pool. */
+GST_START_TEST (test_upload_outputs_device_memory)
+{
+  GstHarness *h = gst_harness_new ("pinnedupload");
+  GstBuffer *in, *out;
+  GstVideoInfo info;
+  GstCaps *caps = gst_caps_from_string (NV12_CAPS);
+  GstMapInfo map;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+  gst_harness_set_caps_str (h, NV12_CAPS, DEVICE_CAPS
+      ("format=NV12,width=320,height=240,framerate=30/1"));
+
+  in = gst_harness_create_buffer (h, info.size);
+  fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (in, 0)));
+  pinned_test_fill_frame (in, &info, 1);
+  gst_buffer_ref (in);
+  out = gst_harness_push_and_pull (h, in);
+
+  fail_unless (gst_is_pinned_device_memory (gst_buffer_peek_memory (out, 0)));
+  fail_unless (gst_buffer_get_video_meta (out) != NULL);
+
+  /* The GPU map hands out the device pointer, a CPU map never does. */
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ | GST_MAP_PINNED_GPU));
+  fail_unless (map.data ==
+      ((GstPinnedMemory *) gst_buffer_peek_memory (out, 0))->data);
+  gst_buffer_unmap (out, &map);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_if (map.data ==
+      ((GstPinnedMemory *) gst_buffer_peek_memory (out, 0))->data);
+  gst_buffer_unmap (out, &map);
+
+  fail_unless (pinned_test_frames_equal (in, out, &info));
+
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static GstBuffer *
+download_one (gboolean downstream_meta)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinneddownload");
+  GstBuffer *in, *out;
+  GstVideoInfo info;
+  GstCaps *caps = gst_caps_from_string (NV12_CAPS);
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+  if (downstream_meta)
+    gst_harness_add_propose_allocation_meta (h, GST_VIDEO_META_API_TYPE, NULL);
+  gst_harness_set_caps_str (h, NV12_CAPS, NV12_CAPS);
+
+  in = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in, &info, 2);
+  out = gst_harness_push_and_pull (h, in);
+  gst_harness_teardown (h);
+
+  return out;
+}
+
+/* Download outputs its own page-locked buffers, with a GstVideoMeta only
+ * where downstream takes one. */
+GST_START_TEST (test_download_outputs_pinned_memory)
+{
+  GstBuffer *out;
+  GstVideoInfo info;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 320, 240);
+
+  out = download_one (TRUE);
+  fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (out, 0)));
+  fail_unless (gst_buffer_get_video_meta (out) != NULL);
+  gst_buffer_unref (out);
+
+  out = download_one (FALSE);
+  fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (out, 0)));
+  fail_unless (gst_buffer_get_video_meta (out) == NULL);
+  fail_unless_equals_int (gst_buffer_get_size (out), info.size);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+static Suite *
+allocation_suite (void)
+{
+  Suite *s = suite_create ("allocation");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_upload_offers_pinned_pool);
+  tcase_add_test (tc, test_upload_pool_alignment_and_preallocation);
+  tcase_add_test (tc, test_upload_pool_follows_caps);
+  tcase_add_test (tc, test_upload_passthrough_forwards_query);
+  tcase_add_test (tc, test_upload_outputs_device_memory);
+  tcase_add_test (tc, test_download_outputs_pinned_memory);
+
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return pinned_test_main (argc, argv, allocation_suite);
+}

@@ -1,0 +1,268 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* pinnedupload ! pinneddownload returns every frame bit-exact: planar,
+ * semi-planar, packed, 8 and 10 bit formats, odd sizes, with the source
+ * writing into the offered page-locked pool or not, with padded strides,
+ * and for downstreams with and without GstVideoMeta. */
+
+#include "pinnedtest.h"
+
+static const GstVideoFormat formats[] = {
+  GST_VIDEO_FORMAT_I420,        /* planar 4:2:0 */
+  GST_VIDEO_FORMAT_YV12,
+  GST_VIDEO_FORMAT_Y444,        /* planar 4:4:4 */
+  GST_VIDEO_FORMAT_Y42B,        /* planar 4:2:2 */
+  GST_VIDEO_FORMAT_NV12,        /* semi-planar */
+  GST_VIDEO_FORMAT_NV21,
+  GST_VIDEO_FORMAT_NV16,
+  GST_VIDEO_FORMAT_RGBA,        /* packed */
+  GST_VIDEO_FORMAT_BGRx,
+  GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_YUY2,
+  GST_VIDEO_FORMAT_UYVY,
+  GST_VIDEO_FORMAT_GRAY8,
+  GST_VIDEO_FORMAT_RGB8P,       /* paletted */
+  GST_VIDEO_FORMAT_I420_10LE,   /* 10 bit */
+  GST_VIDEO_FORMAT_P010_10LE,
+  GST_VIDEO_FORMAT_v210,
+  GST_VIDEO_FORMAT_GRAY16_LE,
+  GST_VIDEO_FORMAT_RGBP,        /* planar RGB */
+};
+
+static const struct
+{
+  gint width, height;
+} sizes[] = {
+  {320, 240},
+  {317, 239},                   /* odd: chroma rounds up */
+  {1, 1},
+  {641, 3},
+};
+
+typedef enum
+{
+  SOURCE_POOL,                  /* acquired from the offered pinned pool */
+  SOURCE_POOL_PADDED,           /* offered pool, with alignment padding */
+  SOURCE_PAGEABLE,              /* plain system memory, upstream ignored us */
+  SOURCE_PAGEABLE_PADDED,       /* system memory with padded strides */
+  SOURCE_LAST
+} Source;
+
+static const gchar *source_names[] = {
+  "pool", "pool-padded", "pageable", "pageable-padded"
+};
+
+static GstBuffer *
+make_input (GstHarness * h, const GstVideoInfo * info, GstCaps * caps,
+    Source source, guint32 seed)
+{
+  GstBuffer *buf = NULL;
+
+  switch (source) {
+    case SOURCE_POOL:
+      buf = gst_harness_create_buffer (h, info->size);
+      fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (buf,
+                  0)));
+      pinned_test_fill_frame (buf, info, seed);
+      break;
+    case SOURCE_POOL_PADDED:{
+      GstQuery *query = gst_query_new_allocation (caps, TRUE);
+      GstBufferPool *pool = NULL;
+      GstStructure *config;
+      GstVideoAlignment align;
+      guint size;
+
+      fail_unless (gst_pad_peer_query (h->srcpad, query));
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, NULL,
+          NULL);
+      gst_video_alignment_reset (&align);
+      align.padding_right = 7;
+      align.padding_left = 2;
+      align.padding_bottom = 1;
+      config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_config_set_params (config, caps, size, 1, 0);
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+      gst_buffer_pool_config_set_video_alignment (config, &align);
+      fail_unless (gst_buffer_pool_set_config (pool, config));
+      fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+      fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+              NULL), GST_FLOW_OK);
+      fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (buf,
+                  0)));
+      pinned_test_fill_frame (buf, info, seed);
+      /* The pool lives on while its buffer does. */
+      gst_buffer_pool_set_active (pool, FALSE);
+      gst_object_unref (pool);
+      gst_query_unref (query);
+      break;
+    }
+    case SOURCE_PAGEABLE:
+      buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+      pinned_test_fill_frame (buf, info, seed);
+      break;
+    case SOURCE_PAGEABLE_PADDED:
+      buf = pinned_test_new_padded_frame (info, 5, seed);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+
+  return buf;
+}
+
+static void
+check_roundtrip (GstVideoFormat format, gint width, gint height,
+    Source source, gboolean downstream_meta)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinneddownload");
+  GstVideoInfo info;
+  GstCaps *caps;
+  GstBuffer *in, *out;
+  guint i;
+
+  gst_video_info_set_format (&info, format, width, height);
+  caps = gst_video_info_to_caps (&info);
+  if (downstream_meta)
+    gst_harness_add_propose_allocation_meta (h, GST_VIDEO_META_API_TYPE, NULL);
+  gst_harness_set_caps (h, gst_caps_ref (caps), gst_caps_ref (caps));
+
+  for (i = 0; i < 3; i++) {
+    in = make_input (h, &info, caps, source, g_str_hash (source_names[source])
+        + format * 1000 + width + i);
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL);
+
+    if (!downstream_meta) {
+      /* Packed for a downstream that cannot take a GstVideoMeta. */
+      fail_unless (gst_buffer_get_video_meta (out) == NULL);
+      fail_unless_equals_int (gst_buffer_get_size (out), info.size);
+    }
+    fail_unless (pinned_test_frames_equal (in, out, &info),
+        "%s %dx%d from %s, downstream %s meta: output differs",
+        gst_video_format_to_string (format), width, height,
+        source_names[source], downstream_meta ? "with" : "without");
+
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+  }
+
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_roundtrip_bit_exact)
+{
+  guint f, s, src, meta;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      for (src = 0; src < SOURCE_LAST; src++) {
+        for (meta = 0; meta < 2; meta++)
+          check_roundtrip (formats[f], sizes[s].width, sizes[s].height, src,
+              meta);
+      }
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* The device frame keeps the input's layout: the padded strides of the
+ * input are in the device buffer's GstVideoMeta. */
+GST_START_TEST (test_upload_preserves_layout)
+{
+  GstHarness *h = gst_harness_new ("pinnedupload");
+  GstVideoInfo info;
+  GstVideoMeta *in_meta, *out_meta;
+  GstBuffer *in, *out;
+  guint p;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 318, 240);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      gst_pinned_caps_set_memory_feature (gst_video_info_to_caps (&info),
+          GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE));
+
+  in = pinned_test_new_padded_frame (&info, 64, 99);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  in_meta = gst_buffer_get_video_meta (in);
+  out_meta = gst_buffer_get_video_meta (out);
+  fail_unless (out_meta != NULL);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    fail_unless_equals_int (out_meta->stride[p], in_meta->stride[p]);
+    fail_unless_equals_int (out_meta->offset[p], in_meta->offset[p]);
+  }
+  fail_unless (pinned_test_frames_equal (in, out, &info));
+
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A buffer of several memories (one per plane) is copied memory by memory. */
+GST_START_TEST (test_upload_multi_memory_input)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinneddownload");
+  GstVideoInfo info;
+  GstBuffer *in, *whole, *out;
+  guint p;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 322, 242);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      gst_video_info_to_caps (&info));
+
+  whole = gst_buffer_new_allocate (NULL, info.size, NULL);
+  pinned_test_fill_frame (whole, &info, 7);
+  in = gst_buffer_new ();
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    gsize start = info.offset[p];
+    gsize end = p + 1 < GST_VIDEO_INFO_N_PLANES (&info) ?
+        info.offset[p + 1] : info.size;
+
+    gst_buffer_append_memory (in, gst_memory_copy (gst_buffer_peek_memory
+            (whole, 0), start, end - start));
+  }
+  fail_unless_equals_int (gst_buffer_n_memory (in), 2);
+
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (pinned_test_frames_equal (whole, out, &info));
+
+  gst_buffer_unref (whole);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+roundtrip_suite (void)
+{
+  Suite *s = suite_create ("roundtrip");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 240);
+  tcase_add_test (tc, test_roundtrip_bit_exact);
+  tcase_add_test (tc, test_upload_preserves_layout);
+  tcase_add_test (tc, test_upload_multi_memory_input);
+
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return pinned_test_main (argc, argv, roundtrip_suite);
+}

@@ -1,0 +1,75 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Helpers shared by the test suites. Each suite runs twice: against the
+ * stand-in runtime (GST_PINNED_TEST_MODE=fake, suite 'fake') and against
+ * the real one (GST_PINNED_TEST_MODE=gpu, suite 'gpu', skipped with exit
+ * code 77 where there is no GPU). */
+
+#pragma once
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/pinned/pinned.h>
+
+G_BEGIN_DECLS
+
+#define PINNED_TEST_SKIP 77
+
+/* Runs @suite in the mode the environment names; exits 77 for 'gpu' mode
+ * without a usable device. */
+int       pinned_test_main            (int argc, char **argv,
+                                       Suite * (*make_suite) (void));
+
+gboolean  pinned_test_is_fake         (void);
+
+/* Holds @stream's later work for @ms: the fake's pause, or a spin kernel on
+ * a real GPU. */
+void      pinned_test_delay_stream    (GstPinnedStream * stream, guint ms);
+
+/* Fake only (FALSE on a GPU): copies enqueued from now on wait @ms. */
+gboolean  pinned_test_set_copy_delay  (guint ms);
+
+/* Fake only: make calls of @function fail. */
+gboolean  pinned_test_fail            (const gchar * function, guint skip,
+                                       guint count, gint cuda_error);
+
+/* Fake only: calls of @function so far (0 on a GPU). */
+guint64   pinned_test_call_count      (const gchar * function);
+
+/* Clears fake delays and injected failures. */
+void      pinned_test_reset           (void);
+
+/* Fills every plane's pixel bytes with pseudo-random data from @seed. */
+void      pinned_test_fill_frame      (GstBuffer * buffer,
+                                       const GstVideoInfo * info,
+                                       guint32 seed);
+
+/* Fills the whole buffer with @byte, through a map. */
+void      pinned_test_fill_bytes      (GstBuffer * buffer, guint8 byte);
+
+/* TRUE when the pixel bytes of @a and @b agree, each read in its own
+ * layout (GstVideoMeta or @info). Logs the first difference. */
+gboolean  pinned_test_frames_equal    (GstBuffer * a, GstBuffer * b,
+                                       const GstVideoInfo * info);
+
+/* TRUE when every byte of the buffer (mapped for READ) is @byte. */
+gboolean  pinned_test_all_bytes       (GstBuffer * buffer, guint8 byte);
+
+/* A frame in system memory with the layout of @info padded by @pad bytes
+ * at the end of each row, with a GstVideoMeta, filled from @seed. */
+GstBuffer *pinned_test_new_padded_frame (const GstVideoInfo * info,
+                                         guint pad, guint32 seed);
+
+/* The GstPinnedBaseTransform named @name in @bin, or the element itself. */
+GstPinnedBaseTransform *pinned_test_get_transform (GstElement * element,
+                                                   const gchar * factory);
+
+G_END_DECLS
