@@ -113,20 +113,33 @@ gst_pinned_base_transform_set_context (GstElement * element,
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
-static gboolean
-gst_pinned_base_transform_start (GstBaseTransform * trans)
+static gint
+get_device_id (GstPinnedBaseTransform * self)
 {
-  GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
-  GError *error = NULL;
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
   gint device_id;
 
-  GST_OBJECT_LOCK (trans);
+  GST_OBJECT_LOCK (self);
   device_id = priv->device_id;
-  GST_OBJECT_UNLOCK (trans);
+  GST_OBJECT_UNLOCK (self);
 
-  if (!gst_pinned_ensure_element_context (GST_ELEMENT (trans), device_id,
+  return device_id;
+}
+
+/* Opens the device (shared or new) and the element's stream. */
+static gboolean
+open_device (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  GError *error = NULL;
+  gint device_id = get_device_id (self);
+
+  if (priv->stream)
+    return TRUE;
+
+  if (!gst_pinned_ensure_element_context (GST_ELEMENT (self), device_id,
           &priv->context, &error)) {
-    GST_PINNED_ELEMENT_ERROR (trans, error, device_id < 0 ?
+    GST_PINNED_ELEMENT_ERROR (self, error, device_id < 0 ?
         "No usable CUDA device" : "The CUDA device of device-id is not usable");
     g_clear_error (&error);
     return FALSE;
@@ -134,15 +147,44 @@ gst_pinned_base_transform_start (GstBaseTransform * trans)
 
   priv->stream = gst_pinned_stream_new (priv->context, &error);
   if (priv->stream == NULL) {
-    GST_PINNED_ELEMENT_ERROR (trans, error, "Could not create a CUDA stream");
+    GST_PINNED_ELEMENT_ERROR (self, error, "Could not create a CUDA stream");
     g_clear_error (&error);
-    gst_clear_object (&priv->context);
     return FALSE;
   }
 
-  GST_INFO_OBJECT (trans, "using CUDA device %d (%s)",
+  GST_INFO_OBJECT (self, "using CUDA device %d (%s)",
       gst_pinned_context_get_device_id (priv->context),
       gst_pinned_context_get_device_name (priv->context));
+
+  return TRUE;
+}
+
+/* An element with a device-id opens its device now. One without takes its
+ * neighbours' device, and those that start after it (state changes run
+ * from the sinks up) announce theirs only then: it opens at caps time,
+ * and here only checks that a device exists, to fail early if none. */
+static gboolean
+gst_pinned_base_transform_start (GstBaseTransform * trans)
+{
+  GstPinnedBaseTransform *self = GST_PINNED_BASE_TRANSFORM (trans);
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  GError *error = NULL;
+  gint n_devices = 0;
+
+  if (get_device_id (self) != GST_PINNED_DEVICE_ID_ANY ||
+      gst_pinned_find_element_context (GST_ELEMENT (self),
+          GST_PINNED_DEVICE_ID_ANY, &priv->context))
+    return open_device (self);
+
+  if (!gst_pinned_cuda_result (cudaGetDeviceCount (&n_devices), &error) ||
+      n_devices <= 0) {
+    if (error == NULL)
+      g_set_error (&error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+          "No CUDA device found");
+    GST_PINNED_ELEMENT_ERROR (self, error, "No usable CUDA device");
+    g_clear_error (&error);
+    return FALSE;
+  }
 
   return TRUE;
 }
@@ -185,6 +227,9 @@ gst_pinned_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstPinnedBaseTransformClass *klass =
       GST_PINNED_BASE_TRANSFORM_GET_CLASS (self);
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
+
+  if (!open_device (self))
+    return FALSE;
 
   if (!gst_video_info_from_caps (&priv->in_info, incaps) ||
       !gst_video_info_from_caps (&priv->out_info, outcaps)) {

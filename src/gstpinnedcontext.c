@@ -461,6 +461,36 @@ find_context (GstElement * element)
 }
 
 /**
+ * gst_pinned_find_element_context:
+ * @element: the element that needs a device
+ * @device_id: its device-id, or %GST_PINNED_DEVICE_ID_ANY
+ * @pinned_context: (inout) (transfer full): the element's context
+ *
+ * Looks for a #GstPinnedContext of the right device at the neighbours and
+ * the application, creating none.
+ *
+ * Returns: %TRUE when @pinned_context is set
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_find_element_context (GstElement * element, gint device_id,
+    GstPinnedContext ** pinned_context)
+{
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  g_return_val_if_fail (pinned_context != NULL, FALSE);
+
+  g_type_ensure (GST_TYPE_PINNED_CONTEXT);
+
+  g_rec_mutex_lock (&ensure_lock);
+  if (*pinned_context == NULL)
+    find_context (element);
+  g_rec_mutex_unlock (&ensure_lock);
+
+  return *pinned_context != NULL;
+}
+
+/**
  * gst_pinned_ensure_element_context:
  * @element: the element that needs a device
  * @device_id: its device-id, or %GST_PINNED_DEVICE_ID_ANY
@@ -485,13 +515,8 @@ gst_pinned_ensure_element_context (GstElement * element, gint device_id,
   g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
   g_return_val_if_fail (pinned_context != NULL, FALSE);
 
-  g_type_ensure (GST_TYPE_PINNED_CONTEXT);
-
   g_rec_mutex_lock (&ensure_lock);
-  if (*pinned_context == NULL)
-    find_context (element);
-
-  if (*pinned_context != NULL) {
+  if (gst_pinned_find_element_context (element, device_id, pinned_context)) {
     g_rec_mutex_unlock (&ensure_lock);
     return TRUE;
   }

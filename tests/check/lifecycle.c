@@ -1,3 +1,461 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Streaming life: EOS and teardown with copies in flight, flushing, state
+ * changes up and down, caps changes, errors (no device, bad device-id,
+ * failed allocations and copies) and device sharing through GstContext. */
+
+#include <cuda_runtime_api.h>
 #include "pinnedtest.h"
-static Suite *s (void) { return suite_create ("x"); }
-int main (int argc, char **argv) { return pinned_test_main (argc, argv, s); }
+
+#define DELAY_MS 200
+
+static GstHarness *
+new_roundtrip (GstVideoInfo * info, GstVideoFormat format, gint w, gint h)
+{
+  GstHarness *harness = gst_harness_new_parse ("pinnedupload ! pinneddownload");
+
+  gst_video_info_set_format (info, format, w, h);
+  gst_harness_set_caps (harness, gst_video_info_to_caps (info),
+      gst_video_info_to_caps (info));
+  return harness;
+}
+
+static GstPinnedStream *
+stream_of (GstHarness * h, const gchar * factory)
+{
+  return gst_pinned_base_transform_get_stream (pinned_test_get_transform
+      (h->element, factory));
+}
+
+GST_START_TEST (test_eos_with_copies_in_flight)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_roundtrip (&info, GST_VIDEO_FORMAT_NV12, 640, 360);
+  GstBuffer *in[5], *out;
+  GstEvent *event;
+  guint i;
+
+  pinned_test_delay_stream (stream_of (h, "pinnedupload"), DELAY_MS);
+  pinned_test_delay_stream (stream_of (h, "pinneddownload"), DELAY_MS);
+  for (i = 0; i < G_N_ELEMENTS (in); i++) {
+    in[i] = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in[i], &info, i);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+
+  for (i = 0; i < G_N_ELEMENTS (in); i++) {
+    out = gst_harness_pull (h);
+    fail_unless (pinned_test_frames_equal (in[i], out, &info));
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+  while ((event = gst_harness_try_pull_event (h))) {
+    gboolean eos = GST_EVENT_TYPE (event) == GST_EVENT_EOS;
+
+    gst_event_unref (event);
+    if (eos)
+      break;
+  }
+  fail_unless (event != NULL, "no EOS after the frames");
+
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Stopping with copies queued leaks nothing and frees nothing a copy still
+ * touches: freeing waits for the fences. */
+GST_START_TEST (test_teardown_with_copies_in_flight)
+{
+  guint64 mallocs = pinned_test_call_count ("cudaMalloc");
+  guint64 frees = pinned_test_call_count ("cudaFree");
+  guint64 host_allocs = pinned_test_call_count ("cudaHostAlloc");
+  guint64 host_frees = pinned_test_call_count ("cudaFreeHost");
+  GstVideoInfo info;
+  GstHarness *h = new_roundtrip (&info, GST_VIDEO_FORMAT_I420, 1280, 720);
+  guint i;
+
+  pinned_test_delay_stream (stream_of (h, "pinnedupload"), DELAY_MS);
+  for (i = 0; i < 3; i++) {
+    GstBuffer *in = gst_harness_create_buffer (h, info.size);
+
+    pinned_test_fill_frame (in, &info, i);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  gst_harness_teardown (h);
+
+  if (pinned_test_is_fake ()) {
+    fail_unless (pinned_test_call_count ("cudaMalloc") > mallocs);
+    fail_unless_equals_int (pinned_test_call_count ("cudaMalloc") - mallocs,
+        pinned_test_call_count ("cudaFree") - frees);
+    fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc") -
+        host_allocs, pinned_test_call_count ("cudaFreeHost") - host_frees);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flush_with_copies_in_flight)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_roundtrip (&info, GST_VIDEO_FORMAT_RGBA, 320, 240);
+  GstSegment segment;
+  GstBuffer *in, *out;
+  guint i;
+
+  pinned_test_delay_stream (stream_of (h, "pinnedupload"), DELAY_MS);
+  for (i = 0; i < 3; i++) {
+    in = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in, &info, i);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  /* What was pushed before the flush is dropped by the harness' user. */
+  while ((out = gst_harness_try_pull (h)))
+    gst_buffer_unref (out);
+
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  for (i = 0; i < 3; i++) {
+    in = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in, &info, 100 + i);
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (pinned_test_frames_equal (in, out, &info));
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+  }
+
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static void
+restart_stream (GstHarness * h, GstCaps * caps)
+{
+  gchar *id = g_strdup_printf ("restart-%p", caps);
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_stream_start (id)));
+  gst_harness_set_sink_caps (h, gst_caps_ref (caps));
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  g_free (id);
+}
+
+/* READY and back tears down and rebuilds the device, stream and pools;
+ * caps changes rebuild the pools. Frames stay right throughout. */
+GST_START_TEST (test_state_and_caps_changes)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinneddownload");
+  const struct
+  {
+    GstVideoFormat format;
+    gint w, h;
+  } confs[] = {
+    {GST_VIDEO_FORMAT_NV12, 320, 240},
+    {GST_VIDEO_FORMAT_NV12, 640, 480},
+    {GST_VIDEO_FORMAT_I420_10LE, 333, 111},
+    {GST_VIDEO_FORMAT_RGBA, 64, 64},
+  };
+  guint c, round, i;
+
+  for (round = 0; round < 3; round++) {
+    for (c = 0; c < G_N_ELEMENTS (confs); c++) {
+      GstVideoInfo info;
+      GstCaps *caps;
+
+      gst_video_info_set_format (&info, confs[c].format, confs[c].w,
+          confs[c].h);
+      caps = gst_video_info_to_caps (&info);
+      if (round == 0 && c == 0)
+        gst_harness_set_caps (h, gst_caps_ref (caps), gst_caps_ref (caps));
+      else
+        restart_stream (h, caps);
+
+      for (i = 0; i < 2; i++) {
+        GstBuffer *in = gst_harness_create_buffer (h, info.size);
+        GstBuffer *out;
+
+        pinned_test_fill_frame (in, &info, round * 100 + c * 10 + i);
+        out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+        fail_unless (out != NULL);
+        fail_unless (pinned_test_frames_equal (in, out, &info));
+        gst_buffer_unref (in);
+        gst_buffer_unref (out);
+      }
+      gst_caps_unref (caps);
+    }
+
+    fail_unless_equals_int (gst_element_set_state (h->element,
+            GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+    fail_unless (gst_pinned_base_transform_get_stream
+        (pinned_test_get_transform (h->element, "pinnedupload")) == NULL);
+    fail_unless_equals_int (gst_element_set_state (h->element,
+            GST_STATE_PLAYING), GST_STATE_CHANGE_SUCCESS);
+  }
+
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Runs @launch until an error or EOS, returns that message. */
+static GstMessage *
+run_pipeline (const gchar * launch, GstElement ** pipeline_out)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (launch, &error);
+  GstMessage *msg;
+  GstBus *bus;
+
+  fail_unless (pipeline != NULL, "%s: %s", launch,
+      error ? error->message : "");
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "%s: neither error nor EOS", launch);
+  gst_object_unref (bus);
+
+  if (pipeline_out) {
+    *pipeline_out = pipeline;
+  } else {
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+  }
+  return msg;
+}
+
+static void
+assert_error (GstMessage * msg, const gchar * source_factory, gint code,
+    const gchar * text_part, const gchar * debug_part)
+{
+  GError *error = NULL;
+  gchar *debug = NULL;
+  GstElementFactory *factory;
+
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &error, &debug);
+  GST_INFO ("error: %s (%s)", error->message, debug);
+  factory = gst_element_get_factory (GST_ELEMENT (GST_MESSAGE_SRC (msg)));
+  fail_unless_equals_string (GST_OBJECT_NAME (factory), source_factory);
+  fail_unless (error->domain == GST_RESOURCE_ERROR, "domain %s",
+      g_quark_to_string (error->domain));
+  fail_unless_equals_int (error->code, code);
+  fail_unless (strstr (error->message, text_part) != NULL, "message: %s",
+      error->message);
+  fail_unless (debug && strstr (debug, debug_part) != NULL, "debug: %s",
+      debug);
+  g_error_free (error);
+  g_free (debug);
+}
+
+GST_START_TEST (test_error_no_device)
+{
+  GstMessage *msg;
+
+  if (!pinned_test_is_fake ())
+    return;                     /* a GPU machine has a device */
+
+  pinned_test_fail ("cudaGetDeviceCount", 0, 100, cudaErrorNoDevice);
+  msg = run_pipeline ("videotestsrc num-buffers=2 ! pinnedupload ! "
+      "pinneddownload ! fakesink", NULL);
+  pinned_test_reset ();
+  assert_error (msg, "pinneddownload", GST_RESOURCE_ERROR_NOT_FOUND,
+      "No usable CUDA device", "cudaErrorNoDevice");
+  gst_message_unref (msg);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_error_bad_device_id)
+{
+  GstMessage *msg = run_pipeline ("videotestsrc num-buffers=2 ! "
+      "pinnedupload device-id=57 ! fakesink", NULL);
+
+  assert_error (msg, "pinnedupload", GST_RESOURCE_ERROR_SETTINGS,
+      "device-id", "device-id 57 does not exist");
+  gst_message_unref (msg);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_error_device_allocation)
+{
+  GstMessage *msg;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  pinned_test_fail ("cudaMalloc", 0, 1, cudaErrorMemoryAllocation);
+  msg = run_pipeline ("videotestsrc num-buffers=2 ! pinnedupload ! "
+      "pinneddownload ! fakesink", NULL);
+  pinned_test_reset ();
+  assert_error (msg, "pinnedupload", GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+      "Could not allocate CUDA device memory", "cudaErrorMemoryAllocation");
+  gst_message_unref (msg);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_error_host_allocation)
+{
+  GstMessage *msg;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  /* The download's pool is the first page-locked pool to allocate. */
+  pinned_test_fail ("cudaHostAlloc", 0, 1, cudaErrorMemoryAllocation);
+  msg = run_pipeline ("videotestsrc num-buffers=2 ! pinnedupload ! "
+      "pinneddownload ! fakesink", NULL);
+  pinned_test_reset ();
+  assert_error (msg, "pinneddownload", GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+      "Could not allocate page-locked host memory",
+      "cudaErrorMemoryAllocation");
+  gst_message_unref (msg);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_error_copy_fails)
+{
+  GstMessage *msg;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  pinned_test_fail ("cudaMemcpyAsync", 3, 1, cudaErrorLaunchFailure);
+  msg = run_pipeline ("videotestsrc num-buffers=10 ! pinnedupload ! "
+      "pinneddownload ! fakesink", NULL);
+  pinned_test_reset ();
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  {
+    GError *error = NULL;
+    gchar *debug = NULL;
+
+    gst_message_parse_error (msg, &error, &debug);
+    fail_unless (strstr (error->message, "Could not") != NULL);
+    fail_unless (strstr (debug, "cudaErrorLaunchFailure") != NULL);
+    g_error_free (error);
+    g_free (debug);
+  }
+  gst_message_unref (msg);
+}
+
+GST_END_TEST;
+
+static GstPinnedContext *
+context_of (GstElement * pipeline, const gchar * factory)
+{
+  return gst_pinned_base_transform_get_context (pinned_test_get_transform
+      (pipeline, factory));
+}
+
+static void
+check_shared_device (const gchar * launch, gint device_id)
+{
+  GstElement *pipeline;
+  GstMessage *msg = run_pipeline (launch, &pipeline);
+  GstPinnedContext *up, *down;
+
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  up = context_of (pipeline, "pinnedupload");
+  down = context_of (pipeline, "pinneddownload");
+  fail_unless (up != NULL && up == down, "%s: the pair has two contexts",
+      launch);
+  fail_unless_equals_int (gst_pinned_context_get_device_id (up), device_id);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+/* One context for the pair, whichever element names the device. */
+GST_START_TEST (test_pair_shares_context)
+{
+  gint n_devices = 0;
+
+  check_shared_device ("videotestsrc num-buffers=3 ! pinnedupload ! "
+      "pinneddownload ! fakesink", 0);
+
+  fail_unless_equals_int (cudaGetDeviceCount (&n_devices), cudaSuccess);
+  if (n_devices < 2)
+    return;
+  check_shared_device ("videotestsrc num-buffers=3 ! pinnedupload device-id=1 "
+      "! pinneddownload ! fakesink", 1);
+  check_shared_device ("videotestsrc num-buffers=3 ! pinnedupload ! "
+      "pinneddownload device-id=1 ! fakesink", 1);
+}
+
+GST_END_TEST;
+
+/* An application picks the device for the pipeline with a GstContext. */
+GST_START_TEST (test_application_context)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=3 ! "
+      "pinnedupload ! pinneddownload ! fakesink", NULL);
+  GstPinnedContext *ctx = gst_pinned_context_new (0, NULL);
+  GstContext *context;
+  GstMessage *msg;
+  GstBus *bus;
+
+  fail_unless (ctx != NULL);
+  context = gst_context_new_pinned_context (ctx);
+  gst_element_set_context (pipeline, context);
+  gst_context_unref (context);
+
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  fail_unless (context_of (pipeline, "pinnedupload") == ctx);
+  fail_unless (context_of (pipeline, "pinneddownload") == ctx);
+
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
+static Suite *
+lifecycle_suite (void)
+{
+  Suite *s = suite_create ("lifecycle");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_eos_with_copies_in_flight);
+  tcase_add_test (tc, test_teardown_with_copies_in_flight);
+  tcase_add_test (tc, test_flush_with_copies_in_flight);
+  tcase_add_test (tc, test_state_and_caps_changes);
+  tcase_add_test (tc, test_error_no_device);
+  tcase_add_test (tc, test_error_bad_device_id);
+  tcase_add_test (tc, test_error_device_allocation);
+  tcase_add_test (tc, test_error_host_allocation);
+  tcase_add_test (tc, test_error_copy_fails);
+  tcase_add_test (tc, test_pair_shares_context);
+  tcase_add_test (tc, test_application_context);
+
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return pinned_test_main (argc, argv, lifecycle_suite);
+}

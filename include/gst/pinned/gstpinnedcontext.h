@@ -63,6 +63,11 @@ gboolean           gst_context_get_pinned_context      (GstContext * context,
                                                          GstPinnedContext ** pinned_context);
 
 GST_PINNED_API
+gboolean           gst_pinned_find_element_context     (GstElement * element,
+                                                         gint device_id,
+                                                         GstPinnedContext ** pinned_context);
+
+GST_PINNED_API
 gboolean           gst_pinned_ensure_element_context   (GstElement * element,
                                                          gint device_id,
                                                          GstPinnedContext ** pinned_context,
