@@ -328,6 +328,7 @@ gst_pinned_upload_prepare_output_buffer (GstBaseTransform * trans,
 {
   GstPinnedUpload *self = GST_PINNED_UPLOAD (trans);
   gsize need = gst_buffer_get_size (inbuf);
+  GstFlowReturn ret;
 
   if (gst_base_transform_is_passthrough (trans))
     return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
@@ -355,7 +356,16 @@ gst_pinned_upload_prepare_output_buffer (GstBaseTransform * trans,
       return GST_FLOW_ERROR;
   }
 
-  return gst_buffer_pool_acquire_buffer (self->device_pool, outbuf, NULL);
+  ret = gst_buffer_pool_acquire_buffer (self->device_pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  /* The default implementation, which this replaces, does this too. */
+  if (!GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, inbuf,
+          *outbuf))
+    GST_WARNING_OBJECT (self, "could not copy metadata");
+
+  return GST_FLOW_OK;
 }
 
 static void

@@ -51,8 +51,15 @@ static gboolean
 gst_pinned_host_allocator_alloc_data (GstPinnedAllocator * allocator,
     gsize size, gpointer * data, GError ** error)
 {
-  return gst_pinned_cuda_result (cudaHostAlloc (data, size,
-          cudaHostAllocPortable), error);
+  if (!gst_pinned_cuda_result (cudaHostAlloc (data, size,
+              cudaHostAllocPortable), error))
+    return FALSE;
+
+  /* Once per allocation (pools allocate up front): row padding that no one
+   * writes reads as zero, as in fresh system memory, not as whatever the
+   * driver's page-locked pages held. */
+  memset (*data, 0, size);
+  return TRUE;
 }
 
 static void

@@ -133,8 +133,38 @@ pinned_test_reset (void)
     func ();
 }
 
-/* Rows of a plane and the bytes of a row that hold pixels: the default
- * stride (the palette of paletted formats is one row of 1024 bytes). */
+/* Bytes of a row that hold pixels: the end of the last component of the
+ * last pixel; the packings without a pixel stride fill whole groups. */
+static guint
+pixel_row_bytes (const GstVideoInfo * info, guint plane, guint stride)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  guint i, end = 0;
+
+  if (GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_v210)
+    return (GST_VIDEO_INFO_WIDTH (info) + 5) / 6 * 16;
+
+  gst_video_format_info_component (finfo, plane, comp);
+  for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
+    gint c = comp[i];
+    gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+    guint bytes, width;
+
+    if (pstride <= 0)
+      return stride;
+    bytes = (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) +
+        GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c) + 7) / 8;
+    bytes = MIN (bytes, (guint) pstride);
+    width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+    end = MAX (end, GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c) +
+        (width - 1) * pstride + bytes);
+  }
+  return end ? end : stride;
+}
+
+/* Rows of a plane and the bytes of a row that hold pixels (the palette of
+ * paletted formats is one row of 1024 bytes). */
 static void
 plane_geometry (const GstVideoInfo * info, guint plane, guint * rows,
     guint * row_bytes)
@@ -154,7 +184,8 @@ plane_geometry (const GstVideoInfo * info, guint plane, guint * rows,
   gst_video_format_info_component (finfo, plane, comp);
   *rows = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, comp[0],
       GST_VIDEO_INFO_HEIGHT (info));
-  *row_bytes = GST_VIDEO_INFO_PLANE_STRIDE (&packed, plane);
+  *row_bytes = pixel_row_bytes (info, plane,
+      GST_VIDEO_INFO_PLANE_STRIDE (&packed, plane));
 }
 
 void
@@ -212,6 +243,49 @@ pinned_test_all_bytes (GstBuffer * buffer, guint8 byte)
   return ok;
 }
 
+/* Compares the bytes of one row that belong to pixels: component by
+ * component where the format has a pixel stride (a row of odd-width 4:2:2
+ * has a hole where the missing pixel's luma would be), the whole pixel
+ * part of the row otherwise. Returns the first differing byte or -1. */
+static gint
+compare_row (const GstVideoInfo * info, guint plane, const guint8 * a,
+    const guint8 * b, guint row_bytes)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  guint i, x, k;
+
+  gst_video_format_info_component (finfo, plane, comp);
+  for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
+    if (GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[i]) <= 0 ||
+        (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) && plane == 1))
+      break;
+  }
+  if (comp[0] < 0 || (i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0)) {
+    for (k = 0; k < row_bytes; k++) {
+      if (a[k] != b[k])
+        return k;
+    }
+    return -1;
+  }
+
+  for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
+    gint c = comp[i];
+    guint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+    guint bytes = MIN ((GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) +
+            GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c) + 7) / 8, pstride);
+    guint offset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
+
+    for (x = 0; x < (guint) GST_VIDEO_INFO_COMP_WIDTH (info, c); x++) {
+      for (k = offset + x * pstride; k < offset + x * pstride + bytes; k++) {
+        if (a[k] != b[k])
+          return k;
+      }
+    }
+  }
+  return -1;
+}
+
 gboolean
 pinned_test_frames_equal (GstBuffer * a, GstBuffer * b,
     const GstVideoInfo * info)
@@ -232,13 +306,10 @@ pinned_test_frames_equal (GstBuffer * a, GstBuffer * b,
           (gsize) r * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);
       const guint8 *rb = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
           (gsize) r * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p);
+      gint i = compare_row (info, p, ra, rb, row_bytes);
 
-      if (memcmp (ra, rb, row_bytes) != 0) {
-        guint i = 0;
-
-        while (ra[i] == rb[i])
-          i++;
-        GST_WARNING ("%s %dx%d: plane %u row %u byte %u differs: "
+      if (i >= 0) {
+        GST_WARNING ("%s %dx%d: plane %u row %u byte %d differs: "
             "%02x != %02x", GST_VIDEO_INFO_NAME (info),
             GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), p, r,
             i, ra[i], rb[i]);
