@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The GPU suite, on a machine with an NVIDIA GPU. On the lent GPU machine
+# (CUDA, no GStreamer) it runs from the tree with .gstbundle/ (made by
+# ../shared/device/gst-bundle.sh) and build/ carried along; on a machine with
+# GStreamer installed it runs as it is.
+#
+#   tests/gpu/run.sh [STEP ...]     steps: device suite sanitizer inspect
+#                                          bench   (default: all but bench)
+#
+# Logs go to $OUT (default /tmp/gst-pinned-gpu); the last lines summarise.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+top=$PWD
+OUT=${OUT:-/tmp/gst-pinned-gpu}
+mkdir -p "$OUT"
+
+if [ -f .gstbundle/env.sh ]; then
+  # shellcheck disable=SC1091
+  source .gstbundle/env.sh
+  runner=(python3 .gstbundle/meson-tests.py build)
+else
+  runner=(meson test -C build --no-rebuild --print-errorlogs)
+fi
+# meson records a test's LD_LIBRARY_PATH without the caller's: put the
+# caller's (the bundle's GStreamer, CUDA) back behind the build's.
+libpath="$top/build/gst:$top/build/src:${LD_LIBRARY_PATH:-}"
+
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(device suite sanitizer inspect)
+summary=()
+
+for step in "${steps[@]}"; do
+  case "$step" in
+    device)
+      nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max \
+        --format=csv | tee "$OUT/device.txt"
+      date -u +%Y-%m-%dT%H:%MZ >> "$OUT/device.txt"
+      ;;
+    suite)
+      if [ -f .gstbundle/env.sh ]; then
+        "${runner[@]}" --suite gpu --wrap "env LD_LIBRARY_PATH=$libpath" -v \
+          > "$OUT/suite.log" 2>&1
+      else
+        "${runner[@]}" --suite gpu > "$OUT/suite.log" 2>&1
+      fi
+      summary+=("suite: $(tail -1 "$OUT/suite.log")")
+      grep -E "^(PASSED|FAILED|SKIPPED)" "$OUT/suite.log"
+      grep -E "frames +(same|DIFFERENT)" "$OUT/suite.log" > "$OUT/checksums.txt"
+      ;;
+    sanitizer)
+      # memcheck over every process of every GPU test (gst-launch children
+      # of the checksum test included).
+      cs="compute-sanitizer --tool memcheck --error-exitcode 1 --target-processes all"
+      "${runner[@]}" --suite gpu --wrap "env LD_LIBRARY_PATH=$libpath $cs" -v \
+        > "$OUT/sanitizer.log" 2>&1
+      summary+=("sanitizer: $(tail -1 "$OUT/sanitizer.log"), $(grep -c "ERROR SUMMARY: 0 errors" "$OUT/sanitizer.log") clean reports, $(grep "ERROR SUMMARY" "$OUT/sanitizer.log" | grep -vc "ERROR SUMMARY: 0 errors") with errors")
+      grep -E "^(PASSED|FAILED|SKIPPED)" "$OUT/sanitizer.log"
+      ;;
+    inspect)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      LD_LIBRARY_PATH=$libpath bash tests/inspect.sh > "$OUT/inspect.log" 2>&1
+      summary+=("inspect: rc $? $(tr '\n' ' ' < "$OUT/inspect.log")")
+      ;;
+    bench)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      LD_LIBRARY_PATH=$libpath build/tests/bench/gst-pinned-bench \
+        --csv "$OUT/bench.csv" --json "$OUT/bench.json" > "$OUT/bench.txt" 2>"$OUT/bench.err"
+      summary+=("bench: rc $?")
+      cat "$OUT/bench.txt"
+      ;;
+    *)
+      echo "unknown step $step"
+      exit 2
+      ;;
+  esac
+done
+
+printf '%s\n' "${summary[@]}"
