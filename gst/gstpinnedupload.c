@@ -302,19 +302,25 @@ gst_pinned_upload_decide_allocation (GstBaseTransform * trans,
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_parse_nth_allocation_pool (query, 0, NULL, &size, &min, &max);
 
+  /* As many device frames as page-locked ones: a frame's device buffer is
+   * written again only after its downstream reader (a download on its own
+   * copy engine) is done, so fewer would stall the upload stream. */
+  GST_OBJECT_LOCK (self);
+  min = MAX (min, self->pool_size);
+  GST_OBJECT_UNLOCK (self);
+
   clear_pool (&self->device_pool);
   self->device_size = MAX (size, info.size);
-  self->device_pool = make_device_pool (self, caps, self->device_size,
-      MAX (min, 2));
+  self->device_pool = make_device_pool (self, caps, self->device_size, min);
   if (self->device_pool == NULL)
     return FALSE;
 
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_set_nth_allocation_pool (query, 0, self->device_pool,
-        self->device_size, MAX (min, 2), 0);
+        self->device_size, min, 0);
   else
     gst_query_add_allocation_pool (query, self->device_pool,
-        self->device_size, MAX (min, 2), 0);
+        self->device_size, min, 0);
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
       query);
@@ -428,7 +434,8 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
    *
    * How many page-locked buffers the pool offered upstream allocates when it
    * is activated: the number of frames that can be in flight (being
-   * written, queued or copied) before the source waits for a copy.
+   * written, queued or copied) before the source waits for a copy. The
+   * device pool holds as many frames.
    *
    * Since: 0.1
    */

@@ -5,7 +5,10 @@
 # GStreamer installed it runs as it is.
 #
 #   tests/gpu/run.sh [STEP ...]     steps: device suite sanitizer inspect
-#                                          bench   (default: all but bench)
+#                                          bench tracers
+#                                          (default: device suite sanitizer
+#                                          inspect)
+# BENCH_ARGS passes options to the benchmark (see gst-pinned-bench --help).
 #
 # Logs go to $OUT (default /tmp/gst-pinned-gpu); the last lines summarise.
 set -uo pipefail
@@ -63,10 +66,17 @@ for step in "${steps[@]}"; do
       ;;
     bench)
       export GST_PLUGIN_PATH_1_0=$top/build/gst
+      # shellcheck disable=SC2086
       LD_LIBRARY_PATH=$libpath build/tests/bench/gst-pinned-bench \
-        --csv "$OUT/bench.csv" --json "$OUT/bench.json" > "$OUT/bench.txt" 2>"$OUT/bench.err"
+        ${BENCH_ARGS:-} --csv "$OUT/bench.csv" --json "$OUT/bench.json" \
+        > "$OUT/bench.txt" 2> >(tail -200 > "$OUT/bench.err")
       summary+=("bench: rc $?")
       cat "$OUT/bench.txt"
+      ;;
+    tracers)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      LD_LIBRARY_PATH=$libpath OUT=$OUT bash tests/bench/tracers.sh > /dev/null
+      summary+=("tracers: see tracers.txt")
       ;;
     *)
       echo "unknown step $step"

@@ -1,0 +1,282 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+#include <string.h>
+#include <gst/pinned/pinned.h>
+
+#include "framesrc.h"
+
+GST_DEBUG_CATEGORY_STATIC (bench_frame_src_debug);
+#define GST_CAT_DEFAULT bench_frame_src_debug
+
+enum
+{
+  PROP_0,
+  PROP_CAPS,
+  PROP_MODE,
+  PROP_DURATION,
+  PROP_POOL_SIZE,
+};
+
+struct _BenchFrameSrc
+{
+  GstBaseSrc parent;
+
+  GstCaps *caps;
+  BenchSourceMode mode;
+  guint64 duration_ns;
+  guint pool_size;
+
+  GstVideoInfo info;
+  GstPinnedContext *context;
+  guint64 n_seeds;
+  guint64 n_frames;
+  gint64 start_us;
+};
+
+static GQuark seed_quark;
+
+G_DEFINE_TYPE (BenchFrameSrc, bench_frame_src, GST_TYPE_BASE_SRC);
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+static void
+bench_frame_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  BenchFrameSrc *self = BENCH_FRAME_SRC (object);
+
+  switch (prop_id) {
+    case PROP_CAPS:
+      gst_caps_replace (&self->caps, (GstCaps *) gst_value_get_caps (value));
+      break;
+    case PROP_MODE:
+      self->mode = g_value_get_int (value);
+      break;
+    case PROP_DURATION:
+      self->duration_ns = g_value_get_uint64 (value);
+      break;
+    case PROP_POOL_SIZE:
+      self->pool_size = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static GstCaps *
+bench_frame_src_get_caps (GstBaseSrc * src, GstCaps * filter)
+{
+  BenchFrameSrc *self = BENCH_FRAME_SRC (src);
+  GstCaps *caps = self->caps ? gst_caps_ref (self->caps) : gst_caps_new_any ();
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect (filter, caps);
+
+    gst_caps_unref (caps);
+    caps = tmp;
+  }
+  return caps;
+}
+
+static gboolean
+bench_frame_src_set_caps (GstBaseSrc * src, GstCaps * caps)
+{
+  BenchFrameSrc *self = BENCH_FRAME_SRC (src);
+
+  return gst_video_info_from_caps (&self->info, caps);
+}
+
+static gboolean
+bench_frame_src_decide_allocation (GstBaseSrc * src, GstQuery * query)
+{
+  BenchFrameSrc *self = BENCH_FRAME_SRC (src);
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstCaps *caps;
+  guint size, min = 0, max = 0;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  size = self->info.size;
+
+  if (self->mode == BENCH_SOURCE_POOL) {
+    /* Take what downstream offers, with enough buffers to cycle. */
+    if (gst_query_get_n_allocation_pools (query) > 0) {
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+      min = MAX (min, self->pool_size);
+      gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+      gst_object_unref (pool);
+    } else {
+      GST_WARNING_OBJECT (self, "downstream offers no pool");
+    }
+    return GST_BASE_SRC_CLASS (bench_frame_src_parent_class)->decide_allocation
+        (src, query);
+  }
+
+  if (self->mode == BENCH_SOURCE_DEVICE) {
+    if (!gst_pinned_ensure_element_context (GST_ELEMENT (self), -1,
+            &self->context, NULL))
+      return FALSE;
+    pool = gst_pinned_device_buffer_pool_new (self->context);
+  } else {
+    pool = gst_video_buffer_pool_new ();
+  }
+
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, self->pool_size, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_set_config (pool, config);
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  gst_query_add_allocation_pool (query, pool, size, self->pool_size, 0);
+  gst_object_unref (pool);
+
+  return TRUE;
+}
+
+static gboolean
+bench_frame_src_start (GstBaseSrc * src)
+{
+  BenchFrameSrc *self = BENCH_FRAME_SRC (src);
+
+  self->n_seeds = 0;
+  self->n_frames = 0;
+  self->start_us = 0;
+  return TRUE;
+}
+
+static gboolean
+bench_frame_src_stop (GstBaseSrc * src)
+{
+  BenchFrameSrc *self = BENCH_FRAME_SRC (src);
+
+  gst_clear_object (&self->context);
+  return TRUE;
+}
+
+static gboolean
+bench_frame_src_query (GstBaseSrc * src, GstQuery * query)
+{
+  BenchFrameSrc *self = BENCH_FRAME_SRC (src);
+
+  if (gst_pinned_handle_context_query (GST_ELEMENT (self), query,
+          self->context))
+    return TRUE;
+  return GST_BASE_SRC_CLASS (bench_frame_src_parent_class)->query (src, query);
+}
+
+static GstFlowReturn
+bench_frame_src_fill (GstBaseSrc * src, guint64 offset, guint size,
+    GstBuffer * buf)
+{
+  BenchFrameSrc *self = BENCH_FRAME_SRC (src);
+  GstClockTime duration = gst_util_uint64_scale_int (GST_SECOND,
+      MAX (self->info.fps_d, 1), MAX (self->info.fps_n, 1));
+  gpointer seed_data;
+  guint64 seed;
+  gint64 now = g_get_monotonic_time ();
+
+  if (self->start_us == 0)
+    self->start_us = now;
+  else if ((guint64) (now - self->start_us) * 1000 >= self->duration_ns)
+    return GST_FLOW_EOS;
+
+  /* Content is written once per buffer; after that the buffer only cycles. */
+  seed_data = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buf),
+      seed_quark);
+  if (seed_data == NULL) {
+    GstMapInfo map;
+    gsize i;
+
+    seed = ++self->n_seeds;
+    if (!gst_buffer_map (buf, &map, GST_MAP_WRITE))
+      return GST_FLOW_ERROR;
+    for (i = 0; i < map.size; i++)
+      map.data[i] = bench_expected_byte (seed, i);
+    gst_buffer_unmap (buf, &map);
+    gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (buf), seed_quark,
+        GSIZE_TO_POINTER (seed), NULL);
+  } else {
+    seed = GPOINTER_TO_SIZE (seed_data);
+  }
+
+  GST_BUFFER_OFFSET (buf) = seed;
+  GST_BUFFER_PTS (buf) = self->n_frames * duration;
+  GST_BUFFER_DURATION (buf) = duration;
+  self->n_frames++;
+
+  return GST_FLOW_OK;
+}
+
+static void
+bench_frame_src_finalize (GObject * object)
+{
+  BenchFrameSrc *self = BENCH_FRAME_SRC (object);
+
+  gst_clear_caps (&self->caps);
+  G_OBJECT_CLASS (bench_frame_src_parent_class)->finalize (object);
+}
+
+static void
+bench_frame_src_class_init (BenchFrameSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSrcClass *src_class = GST_BASE_SRC_CLASS (klass);
+
+  gobject_class->set_property = bench_frame_src_set_property;
+  gobject_class->finalize = bench_frame_src_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_CAPS,
+      g_param_spec_boxed ("caps", "Caps", "Caps to push", GST_TYPE_CAPS,
+          G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_int ("mode", "Mode", "BenchSourceMode", 0, 2, 0,
+          G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_DURATION,
+      g_param_spec_uint64 ("duration", "Duration", "Push for this long (ns)",
+          0, G_MAXUINT64, GST_SECOND,
+          G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_POOL_SIZE,
+      g_param_spec_uint ("pool-size", "Pool size", "Buffers to cycle", 1, 64,
+          4, G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "Benchmark source",
+      "Source/Video", "Pushes reused frames", "gst-pinned developers");
+
+  src_class->get_caps = bench_frame_src_get_caps;
+  src_class->set_caps = bench_frame_src_set_caps;
+  src_class->decide_allocation = bench_frame_src_decide_allocation;
+  src_class->start = bench_frame_src_start;
+  src_class->stop = bench_frame_src_stop;
+  src_class->query = bench_frame_src_query;
+  src_class->fill = bench_frame_src_fill;
+
+  seed_quark = g_quark_from_static_string ("bench-seed");
+  GST_DEBUG_CATEGORY_INIT (bench_frame_src_debug, "benchframesrc", 0,
+      "benchmark source");
+}
+
+static void
+bench_frame_src_init (BenchFrameSrc * self)
+{
+  self->duration_ns = GST_SECOND;
+  self->pool_size = 4;
+  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
+}
+
+void
+bench_frame_src_register (void)
+{
+  gst_element_register (NULL, "benchframesrc", GST_RANK_NONE,
+      BENCH_TYPE_FRAME_SRC);
+}

@@ -1,0 +1,47 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* A source for the benchmark that is never the bottleneck: it writes each
+ * buffer of its pool once, then pushes the same buffers over and over, for
+ * a given time. Modes:
+ *   pool      the pool downstream offers (pinnedupload's page-locked one,
+ *             or cudaupload's system-memory one)
+ *   pageable  a system-memory pool of its own: upstream ignores the offer
+ *   device    device frames (caps with memory:PinnedDevice) from a device
+ *             pool of its own, for benchmarking a download alone
+ * Each buffer carries in its offset the seed of its content, so that a sink
+ * can check what arrived (bench_expected_byte()). */
+
+#pragma once
+
+#include <gst/base/gstbasesrc.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+#define BENCH_TYPE_FRAME_SRC (bench_frame_src_get_type ())
+G_DECLARE_FINAL_TYPE (BenchFrameSrc, bench_frame_src, BENCH, FRAME_SRC,
+    GstBaseSrc);
+
+typedef enum
+{
+  BENCH_SOURCE_POOL,
+  BENCH_SOURCE_PAGEABLE,
+  BENCH_SOURCE_DEVICE,
+} BenchSourceMode;
+
+void    bench_frame_src_register  (void);
+
+static inline guint8
+bench_expected_byte (guint64 seed, gsize index)
+{
+  return (guint8) (seed * 131 + index * 7 + (index >> 12));
+}
+
+G_END_DECLS

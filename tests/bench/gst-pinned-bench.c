@@ -1,0 +1,686 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The transfer benchmark. In one run on one machine it measures:
+ *
+ * 1. the in-run copy limit: page-locked cudaMemcpyAsync host to device,
+ *    device to host, and both at once on two streams, timed with events
+ *    after warm-up, median of several samples, at each frame size and at
+ *    64 and 256 MiB;
+ * 2. pinnedupload, pinneddownload and pinnedupload ! pinneddownload in real
+ *    pipelines, fed by benchframesrc writing into the offered page-locked
+ *    pool (and, for the pageable row, ignoring it);
+ * 3. the peer: GStreamer's cudaupload, cudadownload and the round trip, with
+ *    video/x-raw(memory:CUDAMemory) forced between them, on the same frames;
+ *
+ * and prints, per row, frames/s, GB/s, the ratio to the in-run limit and to
+ * the peer, CPU time per buffer and CPU cores (getrusage), median and spread
+ * of the repeats. Every configuration's last frame is checked byte for byte.
+ *
+ *   gst-pinned-bench [--sizes FMT:WxH,...] [--rows upload,...] [--repeats N]
+ *                    [--duration-ms MS] [--warmup-ms MS] [--quick]
+ *                    [--csv FILE] [--json FILE]
+ */
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/pinned/pinned.h>
+#include <gst/pinned/gstpinnedcuda.h>
+
+#include "framesrc.h"
+
+GST_DEBUG_CATEGORY_STATIC (bench_debug);
+#define GST_CAT_DEFAULT bench_debug
+
+#define MAX_REPEATS 16
+
+typedef struct
+{
+  gchar *format;
+  gint width, height;
+  gsize size;                   /* bytes of a frame */
+  /* in-run limits, GB/s */
+  gdouble h2d, d2h, bidir;
+} Config;
+
+typedef enum
+{
+  DIR_UP,
+  DIR_DOWN,
+  DIR_BOTH,
+} Direction;
+
+typedef struct
+{
+  const gchar *name;
+  const gchar *launch;          /* %s: caps */
+  BenchSourceMode mode;
+  Direction dir;
+  const gchar *peer;            /* the row this one is compared with */
+  gboolean needs_nvcodec;
+  gboolean fixed_seed;          /* imagefreeze renumbers offsets */
+} Row;
+
+static const Row rows[] = {
+  {"upload", "benchframesrc name=src ! %s ! pinnedupload ! fakesink name=sink "
+        "sync=false", BENCH_SOURCE_POOL, DIR_UP, "peer-upload", FALSE, FALSE},
+  {"download", "benchframesrc name=src ! %s ! pinneddownload ! fakesink "
+        "name=sink sync=false", BENCH_SOURCE_DEVICE, DIR_DOWN, "peer-download",
+      FALSE, FALSE},
+  {"roundtrip", "benchframesrc name=src ! %s ! pinnedupload ! pinneddownload "
+        "! fakesink name=sink sync=false", BENCH_SOURCE_POOL, DIR_BOTH,
+      "peer-roundtrip", FALSE, FALSE},
+  {"upload-pageable", "benchframesrc name=src ! %s ! pinnedupload ! fakesink "
+        "name=sink sync=false", BENCH_SOURCE_PAGEABLE, DIR_UP, "peer-upload",
+      FALSE, FALSE},
+  {"peer-upload", "benchframesrc name=src ! %s ! cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! fakesink name=sink sync=false",
+      BENCH_SOURCE_POOL, DIR_UP, NULL, TRUE, FALSE},
+  {"peer-download", "benchframesrc name=src duration=1 ! %s ! cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! imagefreeze ! cudadownload ! "
+        "fakesink name=sink sync=false", BENCH_SOURCE_POOL, DIR_DOWN, NULL,
+      TRUE, TRUE},
+  {"peer-roundtrip", "benchframesrc name=src ! %s ! cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! cudadownload ! fakesink name=sink "
+        "sync=false", BENCH_SOURCE_POOL, DIR_BOTH, NULL, TRUE, FALSE},
+};
+
+typedef struct
+{
+  gdouble fps[MAX_REPEATS];
+  gdouble cpu_us[MAX_REPEATS];  /* CPU time per buffer */
+  gdouble cores[MAX_REPEATS];
+  guint n;
+  gboolean verified;
+  gboolean skipped;
+  gchar *note;
+} Result;
+
+typedef struct
+{
+  /* set up by the runner */
+  gint64 warmup_us;
+  gint64 duration_us;
+  gsize frame_size;
+  /* filled in by the sink probe */
+  GMutex lock;
+  gint64 first_us;
+  gint64 start_us;
+  gint64 end_us;
+  guint64 frames;
+  struct rusage ru_start, ru_end;
+  GstBuffer *last;
+  gboolean done;
+  GstElement *pipeline;
+} Run;
+
+static struct
+{
+  gchar *sizes;
+  gchar *rows;
+  gint repeats;
+  gint duration_ms;
+  gint warmup_ms;
+  gboolean quick;
+  gchar *csv;
+  gchar *json;
+} opts = {
+  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL
+};
+
+static gdouble
+cpu_seconds (const struct rusage *ru)
+{
+  return ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
+      ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+}
+
+static int
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static gdouble
+median (const gdouble * values, guint n)
+{
+  gdouble sorted[MAX_REPEATS];
+
+  if (n == 0)
+    return 0;
+  memcpy (sorted, values, n * sizeof (gdouble));
+  qsort (sorted, n, sizeof (gdouble), cmp_double);
+  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+static gdouble
+spread (const gdouble * values, guint n)
+{
+  gdouble lo = G_MAXDOUBLE, hi = 0, m = median (values, n);
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    lo = MIN (lo, values[i]);
+    hi = MAX (hi, values[i]);
+  }
+  return m > 0 ? (hi - lo) / m : 0;
+}
+
+/* ----------------------------------------------------------------------- */
+/* The in-run limit */
+
+#define CHECK(call) G_STMT_START {                                        \
+  if (!gst_pinned_cuda_result ((call), NULL))                             \
+    g_error ("%s failed", #call);                                         \
+} G_STMT_END
+
+typedef struct
+{
+  gpointer host_a, host_b, dev_a, dev_b;
+  cudaStream_t s1, s2;
+  cudaEvent_t start, stop, joined;
+  gsize capacity;
+} LimitBench;
+
+static void
+limit_bench_init (LimitBench * lb, gsize capacity)
+{
+  memset (lb, 0, sizeof (*lb));
+  lb->capacity = capacity;
+  CHECK (cudaHostAlloc (&lb->host_a, capacity, cudaHostAllocPortable));
+  CHECK (cudaHostAlloc (&lb->host_b, capacity, cudaHostAllocPortable));
+  CHECK (cudaMalloc (&lb->dev_a, capacity));
+  CHECK (cudaMalloc (&lb->dev_b, capacity));
+  memset (lb->host_a, 0x5a, capacity);
+  CHECK (cudaStreamCreateWithFlags (&lb->s1, cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&lb->s2, cudaStreamNonBlocking));
+  CHECK (cudaEventCreate (&lb->start));
+  CHECK (cudaEventCreate (&lb->stop));
+  CHECK (cudaEventCreateWithFlags (&lb->joined, cudaEventDisableTiming));
+}
+
+static void
+limit_bench_clear (LimitBench * lb)
+{
+  CHECK (cudaEventDestroy (lb->start));
+  CHECK (cudaEventDestroy (lb->stop));
+  CHECK (cudaEventDestroy (lb->joined));
+  CHECK (cudaStreamDestroy (lb->s1));
+  CHECK (cudaStreamDestroy (lb->s2));
+  CHECK (cudaFree (lb->dev_a));
+  CHECK (cudaFree (lb->dev_b));
+  CHECK (cudaFreeHost (lb->host_a));
+  CHECK (cudaFreeHost (lb->host_b));
+}
+
+/* GB/s of @n back-to-back copies of @size bytes in direction @dir. */
+static gdouble
+limit_sample (LimitBench * lb, gsize size, guint n, Direction dir)
+{
+  gfloat ms = 0;
+  guint i;
+
+  CHECK (cudaEventRecord (lb->start, lb->s1));
+  CHECK (cudaStreamWaitEvent (lb->s2, lb->start, 0));
+  for (i = 0; i < n; i++) {
+    if (dir != DIR_DOWN)
+      CHECK (cudaMemcpyAsync (lb->dev_a, lb->host_a, size,
+              cudaMemcpyHostToDevice, lb->s1));
+    if (dir != DIR_UP)
+      CHECK (cudaMemcpyAsync (lb->host_b, lb->dev_b, size,
+              cudaMemcpyDeviceToHost, dir == DIR_BOTH ? lb->s2 : lb->s1));
+  }
+  CHECK (cudaEventRecord (lb->joined, lb->s2));
+  CHECK (cudaStreamWaitEvent (lb->s1, lb->joined, 0));
+  CHECK (cudaEventRecord (lb->stop, lb->s1));
+  CHECK (cudaEventSynchronize (lb->stop));
+  CHECK (cudaEventElapsedTime (&ms, lb->start, lb->stop));
+
+  return (dir == DIR_BOTH ? 2.0 : 1.0) * size * n / (ms / 1e3) / 1e9;
+}
+
+static gdouble
+limit_median (LimitBench * lb, gsize size, Direction dir)
+{
+  gdouble samples[7];
+  guint n = CLAMP ((256u << 20) / MAX (size, 1), 4, 4000), i;
+
+  if (opts.quick)
+    n = MIN (n, 16);
+  limit_sample (lb, size, 3, dir);      /* warm-up */
+  for (i = 0; i < G_N_ELEMENTS (samples); i++)
+    samples[i] = limit_sample (lb, size, n, dir);
+  return median (samples, G_N_ELEMENTS (samples));
+}
+
+static void
+measure_limits (Config * c, LimitBench * lb)
+{
+  c->h2d = limit_median (lb, c->size, DIR_UP);
+  c->d2h = limit_median (lb, c->size, DIR_DOWN);
+  c->bidir = limit_median (lb, c->size, DIR_BOTH);
+}
+
+/* ----------------------------------------------------------------------- */
+/* Pipelines */
+
+static GstPadProbeReturn
+sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  gint64 now = g_get_monotonic_time ();
+
+  g_mutex_lock (&run->lock);
+  if (run->done) {
+    g_mutex_unlock (&run->lock);
+    return GST_PAD_PROBE_DROP;
+  }
+  if (run->first_us == 0)
+    run->first_us = now;
+
+  if (run->start_us == 0) {
+    if (now - run->first_us >= run->warmup_us) {
+      run->start_us = now;
+      getrusage (RUSAGE_SELF, &run->ru_start);
+    }
+  } else {
+    run->frames++;
+    if (now - run->start_us >= run->duration_us) {
+      /* The window ends when this frame's copy has landed. */
+      gst_pinned_buffer_wait (buf, GST_MAP_READ, NULL);
+      run->end_us = g_get_monotonic_time ();
+      getrusage (RUSAGE_SELF, &run->ru_end);
+      run->last = gst_buffer_ref (buf);
+      run->done = TRUE;
+      gst_element_post_message (run->pipeline,
+          gst_message_new_application (GST_OBJECT (run->pipeline),
+              gst_structure_new_empty ("bench-done")));
+    }
+  }
+  g_mutex_unlock (&run->lock);
+
+  return GST_PAD_PROBE_OK;
+}
+
+static gboolean
+verify (GstBuffer * buf, guint64 seed)
+{
+  GstMapInfo map;
+  gsize i;
+  gboolean ok = TRUE;
+
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+    return FALSE;
+  for (i = 0; i < map.size && ok; i++)
+    ok = map.data[i] == bench_expected_byte (seed, i);
+  if (!ok)
+    GST_ERROR ("byte %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " differs",
+        i - 1, map.size);
+  gst_buffer_unmap (buf, &map);
+
+  return ok;
+}
+
+static gchar *
+config_caps (const Config * c, const Row * row)
+{
+  return g_strdup_printf ("video/x-raw%s,format=%s,width=%d,height=%d,"
+      "framerate=30/1", row->mode == BENCH_SOURCE_DEVICE ?
+      "(memory:PinnedDevice)" : "", c->format, c->width, c->height);
+}
+
+/* One run of one row; FALSE with a note when it could not run. */
+static gboolean
+run_once (const Config * c, const Row * row, Result * res)
+{
+  gchar *caps_str = config_caps (c, row);
+  gchar *launch = g_strdup_printf (row->launch, caps_str);
+  GError *error = NULL;
+  GstElement *pipeline, *src, *sink;
+  GstCaps *caps;
+  GstPad *pad;
+  GstBus *bus;
+  GstMessage *msg;
+  Run run = { 0, };
+  gboolean ok = FALSE;
+
+  pipeline = gst_parse_launch (launch, &error);
+  if (pipeline == NULL) {
+    res->note = g_strdup_printf ("cannot build: %s", error->message);
+    g_clear_error (&error);
+    goto out;
+  }
+
+  caps = gst_caps_from_string (caps_str);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  g_object_set (src, "caps", caps, "mode", row->mode, NULL);
+  if (!row->fixed_seed)
+    g_object_set (src, "duration", (guint64) (opts.duration_ms +
+            opts.warmup_ms) * 10 * GST_MSECOND, NULL);
+  gst_caps_unref (caps);
+  gst_object_unref (src);
+
+  g_mutex_init (&run.lock);
+  run.warmup_us = (gint64) opts.warmup_ms * 1000;
+  run.duration_us = (gint64) opts.duration_ms * 1000;
+  run.pipeline = pipeline;
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, sink_probe, &run, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_APPLICATION);
+  if (msg == NULL || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_APPLICATION) {
+    gchar *debug = NULL;
+
+    if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+      gst_message_parse_error (msg, &error, &debug);
+    res->note = g_strdup_printf ("%s: %s", msg == NULL ? "timeout" :
+        GST_MESSAGE_TYPE_NAME (msg), error ? error->message : "ended early");
+    GST_ERROR ("%s: %s (%s)", launch, res->note, debug ? debug : "");
+    g_clear_error (&error);
+    g_free (debug);
+  } else {
+    gdouble wall = (run.end_us - run.start_us) / 1e6;
+    gdouble cpu = cpu_seconds (&run.ru_end) - cpu_seconds (&run.ru_start);
+
+    res->fps[res->n] = run.frames / wall;
+    res->cpu_us[res->n] = cpu / run.frames * 1e6;
+    res->cores[res->n] = cpu / wall;
+    res->n++;
+    ok = TRUE;
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (ok && run.last) {
+    res->verified = verify (run.last, row->fixed_seed ? 1 :
+        GST_BUFFER_OFFSET (run.last));
+    if (!res->verified)
+      res->note = g_strdup ("OUTPUT WRONG");
+  }
+  gst_clear_buffer (&run.last);
+  gst_object_unref (pipeline);
+  g_mutex_clear (&run.lock);
+
+out:
+  g_free (launch);
+  g_free (caps_str);
+  return ok;
+}
+
+/* ----------------------------------------------------------------------- */
+/* Output */
+
+static gdouble
+bytes_per_frame (const Config * c, const Row * row)
+{
+  return row->dir == DIR_BOTH ? 2.0 * c->size : c->size;
+}
+
+static gdouble
+limit_for (const Config * c, const Row * row)
+{
+  switch (row->dir) {
+    case DIR_UP:
+      return c->h2d;
+    case DIR_DOWN:
+      return c->d2h;
+    default:
+      return c->bidir;
+  }
+}
+
+static const Row *
+find_row (const gchar * name)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (rows); i++) {
+    if (g_strcmp0 (rows[i].name, name) == 0)
+      return &rows[i];
+  }
+  return NULL;
+}
+
+static gboolean
+row_selected (const Row * row)
+{
+  gchar **names;
+  gboolean found;
+
+  if (opts.rows == NULL)
+    return TRUE;
+  names = g_strsplit (opts.rows, ",", -1);
+  found = g_strv_contains ((const gchar * const *) names, row->name);
+  g_strfreev (names);
+  return found;
+}
+
+static GPtrArray *
+parse_sizes (void)
+{
+  const gchar *defaults = opts.quick ? "GRAY8:320x240,RGBA:640x480" :
+      "GRAY8:320x240,NV12:1280x720,I420:1920x1080,NV12:1920x1080,"
+      "RGBA:1920x1080,NV12:3840x2160,I420:3840x2160,RGBA:3840x2160,"
+      "NV12:7680x4320,RGBA:7680x4320";
+  gchar **items = g_strsplit (opts.sizes ? opts.sizes : defaults, ",", -1);
+  GPtrArray *configs = g_ptr_array_new ();
+  guint i;
+
+  for (i = 0; items[i]; i++) {
+    Config *c = g_new0 (Config, 1);
+    gchar fmt[32];
+    GstVideoInfo info;
+
+    if (sscanf (items[i], "%31[^:]:%dx%d", fmt, &c->width, &c->height) != 3)
+      g_error ("bad size %s", items[i]);
+    c->format = g_strdup (fmt);
+    gst_video_info_set_format (&info, gst_video_format_from_string (fmt),
+        c->width, c->height);
+    c->size = info.size;
+    g_ptr_array_add (configs, c);
+  }
+  g_strfreev (items);
+  return configs;
+}
+
+int
+main (int argc, char **argv)
+{
+  GOptionEntry entries[] = {
+    {"sizes", 0, 0, G_OPTION_ARG_STRING, &opts.sizes,
+        "Frame sizes, FORMAT:WxH,...", NULL},
+    {"rows", 0, 0, G_OPTION_ARG_STRING, &opts.rows, "Rows to run", NULL},
+    {"repeats", 0, 0, G_OPTION_ARG_INT, &opts.repeats, "Runs per row", NULL},
+    {"duration-ms", 0, 0, G_OPTION_ARG_INT, &opts.duration_ms,
+        "Measured time per run", NULL},
+    {"warmup-ms", 0, 0, G_OPTION_ARG_INT, &opts.warmup_ms,
+        "Unmeasured time per run", NULL},
+    {"quick", 0, 0, G_OPTION_ARG_NONE, &opts.quick, "Small and short", NULL},
+    {"csv", 0, 0, G_OPTION_ARG_FILENAME, &opts.csv, "Write CSV here", NULL},
+    {"json", 0, 0, G_OPTION_ARG_FILENAME, &opts.json, "Write JSON here",
+        NULL},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("- gst-pinned benchmark");
+  GError *error = NULL;
+  GPtrArray *configs;
+  GString *csv, *json;
+  struct cudaDeviceProp props;
+  LimitBench lb;
+  gsize biggest = 64u << 20;
+  gboolean have_nvcodec, all_verified = TRUE;
+  gdouble big_h2d, big_d2h, big_bidir, huge_h2d, huge_d2h, huge_bidir;
+  gchar *date;
+  guint i, r;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    g_error ("%s", error->message);
+  g_option_context_free (ctx);
+  if (opts.quick) {
+    opts.repeats = MIN (opts.repeats, 1);
+    opts.duration_ms = MIN (opts.duration_ms, 200);
+    opts.warmup_ms = MIN (opts.warmup_ms, 50);
+  }
+  opts.repeats = CLAMP (opts.repeats, 1, MAX_REPEATS);
+  GST_DEBUG_CATEGORY_INIT (bench_debug, "pinnedbench", 0, "benchmark");
+  bench_frame_src_register ();
+
+  CHECK (cudaGetDeviceProperties (&props, 0));
+  have_nvcodec = gst_registry_check_feature_version (gst_registry_get (),
+      "cudaupload", 1, 0, 0);
+  date = g_date_time_format_iso8601 (g_date_time_new_now_utc ());
+
+  configs = parse_sizes ();
+  for (i = 0; i < configs->len; i++)
+    biggest = MAX (biggest, ((Config *) g_ptr_array_index (configs, i))->size);
+
+  /* 1. The in-run limit. */
+  limit_bench_init (&lb, MAX (biggest, 256u << 20));
+  for (i = 0; i < configs->len; i++)
+    measure_limits (g_ptr_array_index (configs, i), &lb);
+  big_h2d = limit_median (&lb, 64u << 20, DIR_UP);
+  big_d2h = limit_median (&lb, 64u << 20, DIR_DOWN);
+  big_bidir = limit_median (&lb, 64u << 20, DIR_BOTH);
+  huge_h2d = limit_median (&lb, 256u << 20, DIR_UP);
+  huge_d2h = limit_median (&lb, 256u << 20, DIR_DOWN);
+  huge_bidir = limit_median (&lb, 256u << 20, DIR_BOTH);
+  limit_bench_clear (&lb);
+
+  g_print ("gst-pinned benchmark, %s, %s\n", props.name, date);
+  g_print ("in-run limit, page-locked cudaMemcpyAsync (GB/s): "
+      "64 MiB H2D %.1f D2H %.1f both %.1f; 256 MiB H2D %.1f D2H %.1f "
+      "both %.1f\n", big_h2d, big_d2h, big_bidir, huge_h2d, huge_d2h,
+      huge_bidir);
+  if (!have_nvcodec)
+    g_print ("nvcodec (cudaupload/cudadownload) is not available: the peer "
+        "rows are skipped\n");
+
+  csv = g_string_new ("format,width,height,frame_bytes,row,frames_per_s,"
+      "gb_per_s,limit_gb_per_s,ratio_limit,ratio_peer,cpu_us_per_buffer,"
+      "cpu_cores,spread,repeats,verified,note\n");
+  json = g_string_new (NULL);
+  g_string_append_printf (json, "{\n  \"device\": \"%s\",\n  \"date\": \"%s\","
+      "\n  \"limit_64MiB\": {\"h2d\": %.2f, \"d2h\": %.2f, \"both\": %.2f},"
+      "\n  \"limit_256MiB\": {\"h2d\": %.2f, \"d2h\": %.2f, \"both\": %.2f},"
+      "\n  \"source\": \"benchframesrc: writes each buffer of the offered "
+      "pool once, then cycles them\",\n  \"rows\": [\n", props.name, date,
+      big_h2d, big_d2h, big_bidir, huge_h2d, huge_d2h, huge_bidir);
+
+  g_print ("\n%-6s %-10s %-16s %9s %7s %7s %6s %6s %8s %6s %6s %s\n",
+      "format", "size", "row", "frames/s", "GB/s", "limit", "/limit",
+      "/peer", "cpu us/f", "cores", "spread", "check");
+
+  for (i = 0; i < configs->len; i++) {
+    Config *c = g_ptr_array_index (configs, i);
+    Result results[G_N_ELEMENTS (rows)];
+
+    memset (results, 0, sizeof (results));
+    /* Peers first, so that each of our rows can name its ratio. */
+    for (r = G_N_ELEMENTS (rows); r-- > 0;) {
+      const Row *row = &rows[r];
+      Result *res = &results[r];
+      guint k;
+
+      if (!row_selected (row) && !(row->needs_nvcodec && opts.rows &&
+              strstr (opts.rows, row->name + 5))) {
+        res->skipped = TRUE;
+        continue;
+      }
+      if (row->needs_nvcodec && !have_nvcodec) {
+        res->skipped = TRUE;
+        res->note = g_strdup ("no nvcodec");
+        continue;
+      }
+      for (k = 0; k < (guint) opts.repeats; k++) {
+        if (!run_once (c, row, res))
+          break;
+      }
+    }
+
+    for (r = 0; r < G_N_ELEMENTS (rows); r++) {
+      const Row *row = &rows[r];
+      Result *res = &results[r];
+      const Row *peer = row->peer ? find_row (row->peer) : NULL;
+      Result *peer_res = peer ? &results[peer - rows] : NULL;
+      gdouble fps = median (res->fps, res->n);
+      gdouble gbps = fps * bytes_per_frame (c, row) / 1e9;
+      gdouble limit = limit_for (c, row);
+      gdouble peer_fps = peer_res ? median (peer_res->fps, peer_res->n) : 0;
+      gchar *size = g_strdup_printf ("%dx%d", c->width, c->height);
+      gchar peer_ratio[16] = "-";
+
+      if (res->skipped && res->note == NULL) {
+        g_free (size);
+        continue;
+      }
+      if (peer_fps > 0)
+        g_snprintf (peer_ratio, sizeof (peer_ratio), "%.2f", fps / peer_fps);
+      if (res->n > 0 && !res->verified)
+        all_verified = FALSE;
+
+      g_print ("%-6s %-10s %-16s %9.1f %7.2f %7.2f %6.3f %6s %8.1f %6.3f "
+          "%6.3f %s\n", c->format, size, row->name, fps, gbps, limit,
+          limit > 0 ? gbps / limit : 0, peer_ratio,
+          median (res->cpu_us, res->n), median (res->cores, res->n),
+          spread (res->fps, res->n), res->n == 0 ? (res->note ? res->note :
+              "not run") : res->verified ? "ok" : "WRONG");
+
+      g_string_append_printf (csv, "%s,%d,%d,%" G_GSIZE_FORMAT ",%s,%.2f,%.3f,"
+          "%.3f,%.4f,%.3f,%.2f,%.4f,%.4f,%u,%s,%s\n", c->format, c->width,
+          c->height, c->size, row->name, fps, gbps, limit,
+          limit > 0 ? gbps / limit : 0, peer_fps > 0 ? fps / peer_fps : 0,
+          median (res->cpu_us, res->n), median (res->cores, res->n),
+          spread (res->fps, res->n), res->n, res->verified ? "yes" : "no",
+          res->note ? res->note : "");
+      g_string_append_printf (json, "    {\"format\": \"%s\", \"width\": %d, "
+          "\"height\": %d, \"frame_bytes\": %" G_GSIZE_FORMAT ", \"row\": "
+          "\"%s\", \"frames_per_s\": %.2f, \"gb_per_s\": %.3f, "
+          "\"limit_gb_per_s\": %.3f, \"limit_h2d\": %.3f, \"limit_d2h\": %.3f, "
+          "\"limit_both\": %.3f, \"ratio_limit\": %.4f, \"ratio_peer\": %.3f, "
+          "\"cpu_us_per_buffer\": %.2f, \"cpu_cores\": %.4f, \"spread\": %.4f, "
+          "\"repeats\": %u, \"verified\": %s},\n", c->format, c->width,
+          c->height, c->size, row->name, fps, gbps, limit, c->h2d, c->d2h,
+          c->bidir, limit > 0 ? gbps / limit : 0,
+          peer_fps > 0 ? fps / peer_fps : 0, median (res->cpu_us, res->n),
+          median (res->cores, res->n), spread (res->fps, res->n), res->n,
+          res->verified ? "true" : "false");
+      g_free (size);
+      g_free (res->note);
+    }
+  }
+  if (json->str[json->len - 2] == ',')
+    g_string_truncate (json, json->len - 2);
+  g_string_append (json, "\n  ]\n}\n");
+
+  if (opts.csv && !g_file_set_contents (opts.csv, csv->str, -1, &error))
+    g_error ("%s", error->message);
+  if (opts.json && !g_file_set_contents (opts.json, json->str, -1, &error))
+    g_error ("%s", error->message);
+
+  g_print ("\nall outputs checked: %s\n", all_verified ? "yes" : "NO");
+  g_string_free (csv, TRUE);
+  g_string_free (json, TRUE);
+  return all_verified ? 0 : 1;
+}
