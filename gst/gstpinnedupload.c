@@ -252,6 +252,34 @@ gst_pinned_upload_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* GstBaseTransform answers an ALLOCATION query only once caps are
+ * negotiated, but some upstreams ask earlier: imagefreeze forwards its
+ * upstream's query before it sends caps on. Those would then allocate
+ * pageable memory for good. The query carries the caps, and system memory
+ * in means no passthrough: offer the page-locked pool all the same. */
+static gboolean
+gst_pinned_upload_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstCaps *caps = NULL;
+
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) ==
+      GST_QUERY_ALLOCATION && !gst_pad_has_current_caps (trans->sinkpad)) {
+    gst_query_parse_allocation (query, &caps, NULL);
+    if (caps && gst_caps_is_fixed (caps) && gst_caps_features_is_equal
+        (gst_caps_get_features (caps, 0),
+            GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)) {
+      GST_DEBUG_OBJECT (trans, "ALLOCATION query before caps, answering");
+      return gst_pinned_base_transform_open_device (GST_PINNED_BASE_TRANSFORM
+          (trans)) && gst_pinned_upload_propose_allocation (trans, query,
+          query);
+    }
+  }
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
 static GstBufferPool *
 make_device_pool (GstPinnedUpload * self, GstCaps * caps, gsize size,
     guint min)
@@ -454,6 +482,7 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
       "asynchronously", "gst-pinned developers");
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_pinned_upload_stop);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_pinned_upload_query);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_pinned_upload_transform_caps);
   trans_class->propose_allocation =

@@ -126,9 +126,20 @@ get_device_id (GstPinnedBaseTransform * self)
   return device_id;
 }
 
-/* Opens the device (shared or new) and the element's stream. */
-static gboolean
-open_device (GstPinnedBaseTransform * self)
+/**
+ * gst_pinned_base_transform_open_device:
+ * @self: a #GstPinnedBaseTransform
+ *
+ * Opens the element's device (shared or new) and stream, if that has not
+ * happened yet; the base class does it at caps time, a subclass that needs
+ * the device earlier calls this. Posts an error message on failure.
+ *
+ * Returns: %TRUE when the context and the stream are set
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
   GError *error = NULL;
@@ -174,7 +185,7 @@ gst_pinned_base_transform_start (GstBaseTransform * trans)
   if (get_device_id (self) != GST_PINNED_DEVICE_ID_ANY ||
       gst_pinned_find_element_context (GST_ELEMENT (self),
           GST_PINNED_DEVICE_ID_ANY, &priv->context))
-    return open_device (self);
+    return gst_pinned_base_transform_open_device (self);
 
   if (!gst_pinned_cuda_result (cudaGetDeviceCount (&n_devices), &error) ||
       n_devices <= 0) {
@@ -228,7 +239,7 @@ gst_pinned_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       GST_PINNED_BASE_TRANSFORM_GET_CLASS (self);
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
 
-  if (!open_device (self))
+  if (!gst_pinned_base_transform_open_device (self))
     return FALSE;
 
   if (!gst_video_info_from_caps (&priv->in_info, incaps) ||

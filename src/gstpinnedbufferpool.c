@@ -117,9 +117,6 @@ gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
 
     if (!gst_is_pinned_memory (mem))
       continue;
-    if (!gst_pinned_memory_is_idle ((GstPinnedMemory *) mem,
-            GST_MAP_READWRITE))
-      GST_LOG_OBJECT (pool, "buffer %p still in flight, waiting", *buffer);
     if (!gst_pinned_memory_wait ((GstPinnedMemory *) mem, GST_MAP_READWRITE,
             &error)) {
       GST_ERROR_OBJECT (pool, "waiting for buffer failed: %s", error->message);

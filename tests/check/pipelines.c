@@ -92,21 +92,24 @@ run_collect (const gchar * launch, GstVideoInfo * info)
 
 static void
 compare_pipelines (const gchar * conf, const gchar * pattern,
-    gboolean queues)
+    gboolean queues, gboolean freeze)
 {
   gchar *ref_launch, *pair_launch;
+  gchar *src = freeze ?
+      g_strdup_printf ("videotestsrc num-buffers=1 pattern=%s ! video/x-raw,%s "
+      "! imagefreeze num-buffers=%d", pattern, conf, N_FRAMES) :
+      g_strdup_printf ("videotestsrc num-buffers=%d pattern=%s ! "
+      "video/x-raw,%s", N_FRAMES, pattern, conf);
   GPtrArray *ref, *pair;
   GstVideoInfo info;
   guint i;
 
-  ref_launch = g_strdup_printf ("videotestsrc num-buffers=%d pattern=%s ! "
-      "video/x-raw,%s ! appsink name=sink sync=false", N_FRAMES, pattern,
-      conf);
-  pair_launch = g_strdup_printf ("videotestsrc num-buffers=%d pattern=%s ! "
-      "video/x-raw,%s %s ! pinnedupload name=up %s ! pinneddownload %s ! "
-      "appsink name=sink sync=false", N_FRAMES, pattern, conf,
+  ref_launch = g_strdup_printf ("%s ! appsink name=sink sync=false", src);
+  pair_launch = g_strdup_printf ("%s %s ! pinnedupload name=up %s ! "
+      "pinneddownload %s ! appsink name=sink sync=false", src,
       queues ? "! queue" : "", queues ? "! queue" : "",
       queues ? "! queue" : "");
+  g_free (src);
 
   g_atomic_int_set (&pinned_buffers, 0);
   ref = run_collect (ref_launch, &info);
@@ -133,7 +136,7 @@ GST_START_TEST (test_pipelines_bit_exact)
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (confs); i++)
-    compare_pipelines (confs[i], i % 2 ? "ball" : "smpte", FALSE);
+    compare_pipelines (confs[i], i % 2 ? "ball" : "smpte", FALSE, FALSE);
 }
 
 GST_END_TEST;
@@ -143,7 +146,19 @@ GST_START_TEST (test_pipelines_with_queues_bit_exact)
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (confs); i++)
-    compare_pipelines (confs[i], "pinwheel", TRUE);
+    compare_pipelines (confs[i], "pinwheel", TRUE, FALSE);
+}
+
+GST_END_TEST;
+
+/* imagefreeze forwards its upstream's ALLOCATION query before it has sent
+ * caps on: pinnedupload still offers its page-locked pool, and every frame
+ * it receives is page-locked. */
+GST_START_TEST (test_early_allocation_query_gets_pinned_pool)
+{
+  compare_pipelines ("format=NV12,width=1280,height=720", "smpte", FALSE,
+      TRUE);
+  compare_pipelines ("format=RGBA,width=641,height=479", "ball", TRUE, TRUE);
 }
 
 GST_END_TEST;
@@ -158,6 +173,7 @@ pipelines_suite (void)
   tcase_set_timeout (tc, 240);
   tcase_add_test (tc, test_pipelines_bit_exact);
   tcase_add_test (tc, test_pipelines_with_queues_bit_exact);
+  tcase_add_test (tc, test_early_allocation_query_gets_pinned_pool);
 
   return s;
 }

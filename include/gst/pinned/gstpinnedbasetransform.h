@@ -47,6 +47,9 @@ struct _GstPinnedBaseTransformClass
 };
 
 GST_PINNED_API
+gboolean             gst_pinned_base_transform_open_device  (GstPinnedBaseTransform * self);
+
+GST_PINNED_API
 GstPinnedContext *   gst_pinned_base_transform_get_context  (GstPinnedBaseTransform * self);
 
 GST_PINNED_API
