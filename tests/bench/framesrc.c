@@ -194,13 +194,11 @@ bench_frame_src_fill (GstBaseSrc * src, guint64 offset, guint size,
       seed_quark);
   if (seed_data == NULL) {
     GstMapInfo map;
-    gsize i;
 
     seed = ++self->n_seeds;
     if (!gst_buffer_map (buf, &map, GST_MAP_WRITE))
       return GST_FLOW_ERROR;
-    for (i = 0; i < map.size; i++)
-      map.data[i] = bench_expected_byte (seed, i);
+    bench_fill (map.data, map.size, seed);
     gst_buffer_unmap (buf, &map);
     gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (buf), seed_quark,
         GSIZE_TO_POINTER (seed), NULL);

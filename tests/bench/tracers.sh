@@ -19,7 +19,7 @@ logs=$(mktemp -d)
 format=${TRACE_FORMAT:-RGBA}
 width=${TRACE_WIDTH:-3840}
 height=${TRACE_HEIGHT:-2160}
-frames=${TRACE_FRAMES:-3000}
+frames=${TRACE_FRAMES:-6000}
 caps="video/x-raw,format=$format,width=$width,height=$height"
 launch="videotestsrc num-buffers=1 ! $caps ! imagefreeze num-buffers=$frames \
 ! pinnedupload ! pinneddownload ! fakesink sync=false"
@@ -51,10 +51,12 @@ PY
   GST_TRACERS="stats;rusage" GST_DEBUG="GST_TRACER:7" \
     GST_DEBUG_FILE="$logs/bench.log" build/tests/bench/gst-pinned-bench \
     --rows roundtrip --sizes "$format:${width}x$height" --repeats 1 \
-    --duration-ms 2000 | grep -E "roundtrip|limit"
+    --duration-ms 5000 | grep -E "roundtrip|limit"
   gst-stats-1.0 "$logs/bench.log" > "$logs/bench.stats" 2>&1
   grep -E "pinneddownload0.src" "$logs/bench.stats" | head -1
   rate "$logs/bench.stats" pinneddownload0.src
+  echo "#    (gst-stats counts from the first buffer, warm-up included; the"
+  echo "#    benchmark's window starts after its warm-up)"
   echo
   echo "# 3. the latency tracer on pipeline 1: source push to sink, per element"
   GST_TRACERS="latency(flags=pipeline+element)" GST_DEBUG="GST_TRACER:7" \
