@@ -230,10 +230,15 @@ gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 {
   GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (trans);
   GError *error = NULL;
+  GstPinnedSpan *span;
+  gboolean ok;
 
-  if (!gst_pinned_transfer_video_frame (gst_pinned_base_transform_get_stream
-          (base), gst_pinned_base_transform_get_in_info (base), inbuf, outbuf,
-          &error)) {
+  span = gst_pinned_base_transform_begin_span (base, "D2H copy");
+  ok = gst_pinned_transfer_video_frame (gst_pinned_base_transform_get_stream
+      (base), gst_pinned_base_transform_get_in_info (base), inbuf, outbuf,
+      &error);
+  gst_pinned_timeline_end (span);
+  if (!ok) {
     GST_PINNED_ELEMENT_ERROR (trans, error, "Could not download a frame");
     g_clear_error (&error);
     return GST_FLOW_ERROR;

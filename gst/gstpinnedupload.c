@@ -280,40 +280,6 @@ gst_pinned_upload_query (GstBaseTransform * trans, GstPadDirection direction,
       query);
 }
 
-static GstBufferPool *
-make_device_pool (GstPinnedUpload * self, GstCaps * caps, gsize size,
-    guint min)
-{
-  GstPinnedContext *context =
-      gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM (self));
-  GstBufferPool *pool;
-  GstStructure *config;
-  GError *error = NULL;
-
-  pool = gst_pinned_device_buffer_pool_new (context);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, min, 0);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Cannot configure the device buffer pool"), (NULL));
-    gst_object_unref (pool);
-    return NULL;
-  }
-
-  /* Activate here, so that a failed cudaMalloc reports its CUDA error. */
-  if (!gst_buffer_pool_set_active (pool, TRUE)) {
-    gst_pinned_buffer_pool_take_error (pool, &error);
-    GST_PINNED_ELEMENT_ERROR (self, error,
-        "Could not allocate CUDA device memory");
-    g_clear_error (&error);
-    gst_object_unref (pool);
-    return NULL;
-  }
-
-  return pool;
-}
-
 static gboolean
 gst_pinned_upload_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
@@ -339,7 +305,8 @@ gst_pinned_upload_decide_allocation (GstBaseTransform * trans,
 
   clear_pool (&self->device_pool);
   self->device_size = MAX (size, info.size);
-  self->device_pool = make_device_pool (self, caps, self->device_size, min);
+  self->device_pool = gst_pinned_base_transform_make_device_pool
+      (GST_PINNED_BASE_TRANSFORM (self), caps, self->device_size, min);
   if (self->device_pool == NULL)
     return FALSE;
 
@@ -384,7 +351,8 @@ gst_pinned_upload_prepare_output_buffer (GstBaseTransform * trans,
         "device pool than %" G_GSIZE_FORMAT, need, self->device_size);
     clear_pool (&self->device_pool);
     self->device_size = need;
-    self->device_pool = make_device_pool (self, caps, need, min);
+    self->device_pool = gst_pinned_base_transform_make_device_pool
+        (GST_PINNED_BASE_TRANSFORM (self), caps, need, min);
     gst_caps_unref (caps);
     if (self->device_pool == NULL)
       return GST_FLOW_ERROR;
@@ -422,11 +390,16 @@ gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (trans);
   const GstVideoInfo *info = gst_pinned_base_transform_get_in_info (base);
   GError *error = NULL;
+  GstPinnedSpan *span;
+  gboolean ok;
 
   set_layout (outbuf, inbuf, info);
 
-  if (!gst_pinned_transfer_video_frame (gst_pinned_base_transform_get_stream
-          (base), info, inbuf, outbuf, &error)) {
+  span = gst_pinned_base_transform_begin_span (base, "H2D copy");
+  ok = gst_pinned_transfer_video_frame (gst_pinned_base_transform_get_stream
+      (base), info, inbuf, outbuf, &error);
+  gst_pinned_timeline_end (span);
+  if (!ok) {
     GST_PINNED_ELEMENT_ERROR (trans, error, "Could not upload a frame");
     g_clear_error (&error);
     return GST_FLOW_ERROR;

@@ -22,6 +22,8 @@
 
 #include "gstpinnedupload.h"
 #include "gstpinneddownload.h"
+#include "gstpinnedconvert.h"
+#include "gstpinnedbusy.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -30,6 +32,8 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (pinnedupload, plugin);
   ret |= GST_ELEMENT_REGISTER (pinneddownload, plugin);
+  ret |= GST_ELEMENT_REGISTER (pinnedconvert, plugin);
+  ret |= GST_ELEMENT_REGISTER (pinnedbusy, plugin);
 
   return ret;
 }

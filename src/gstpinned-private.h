@@ -54,6 +54,13 @@ gboolean             gst_pinned_fence_record       (GstPinnedFence * fence,
 G_GNUC_INTERNAL
 guint64              gst_pinned_fence_get_stream_id (GstPinnedFence * fence);
 
+/* One stream per device that elements with shared-stream=true use: their
+ * work serialises, the baseline the overlap of own streams is measured
+ * against. Made on first use, kept for the life of the process. */
+G_GNUC_INTERNAL
+GstPinnedStream *    gst_pinned_stream_get_shared  (GstPinnedContext * context,
+                                                    GError ** error);
+
 /* Unique for the life of the process, unlike a cudaStream_t. */
 G_GNUC_INTERNAL
 guint64              gst_pinned_stream_get_id      (GstPinnedStream * stream);

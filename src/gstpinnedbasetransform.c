@@ -25,16 +25,19 @@
 
 #include "gstpinned-private.h"
 #include "gst/pinned/gstpinnedbasetransform.h"
+#include "gst/pinned/gstpinnedbufferpool.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_base_transform_debug);
 #define GST_CAT_DEFAULT gst_pinned_base_transform_debug
 
 #define DEFAULT_DEVICE_ID GST_PINNED_DEVICE_ID_ANY
+#define DEFAULT_SHARED_STREAM FALSE
 
 enum
 {
   PROP_0,
   PROP_DEVICE_ID,
+  PROP_SHARED_STREAM,
   PROP_LAST
 };
 
@@ -43,6 +46,7 @@ static GParamSpec *properties[PROP_LAST];
 typedef struct
 {
   gint device_id;
+  gboolean shared_stream;
   GstPinnedContext *context;
   GstPinnedStream *stream;
   GstVideoInfo in_info;
@@ -73,6 +77,11 @@ gst_pinned_base_transform_set_property (GObject * object, guint prop_id,
       priv->device_id = g_value_get_int (value);
       GST_OBJECT_UNLOCK (object);
       break;
+    case PROP_SHARED_STREAM:
+      GST_OBJECT_LOCK (object);
+      priv->shared_stream = g_value_get_boolean (value);
+      GST_OBJECT_UNLOCK (object);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -89,6 +98,11 @@ gst_pinned_base_transform_get_property (GObject * object, guint prop_id,
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (object);
       g_value_set_int (value, priv->device_id);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    case PROP_SHARED_STREAM:
+      GST_OBJECT_LOCK (object);
+      g_value_set_boolean (value, priv->shared_stream);
       GST_OBJECT_UNLOCK (object);
       break;
     default:
@@ -144,9 +158,14 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
   GError *error = NULL;
   gint device_id = get_device_id (self);
+  gboolean shared;
 
   if (priv->stream)
     return TRUE;
+
+  GST_OBJECT_LOCK (self);
+  shared = priv->shared_stream;
+  GST_OBJECT_UNLOCK (self);
 
   if (!gst_pinned_ensure_element_context (GST_ELEMENT (self), device_id,
           &priv->context, &error)) {
@@ -156,7 +175,9 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
     return FALSE;
   }
 
-  priv->stream = gst_pinned_stream_new (priv->context, &error);
+  priv->stream = shared ?
+      gst_pinned_stream_get_shared (priv->context, &error) :
+      gst_pinned_stream_new (priv->context, &error);
   if (priv->stream == NULL) {
     GST_PINNED_ELEMENT_ERROR (self, error, "Could not create a CUDA stream");
     g_clear_error (&error);
@@ -208,6 +229,7 @@ gst_pinned_base_transform_stop (GstBaseTransform * trans)
   /* Work still queued runs on: every memory it touches waits for its
    * fences before it is freed. */
   gst_clear_pinned_stream (&priv->stream);
+  gst_pinned_timeline_flush ();
   gst_clear_object (&priv->context);
   gst_video_info_init (&priv->in_info);
   gst_video_info_init (&priv->out_info);
@@ -291,6 +313,22 @@ gst_pinned_base_transform_class_init (GstPinnedBaseTransformClass * klass)
       g_param_spec_int ("device-id", "Device ID",
       "CUDA device index (-1: the pipeline's device, else the current one)",
       -1, G_MAXINT, DEFAULT_DEVICE_ID,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedBaseTransform:shared-stream:
+   *
+   * Enqueue on the device's one shared stream instead of the element's own.
+   * Every element that does so serialises with the others: a copy then
+   * cannot overlap a kernel. For comparison and debugging.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_SHARED_STREAM] =
+      g_param_spec_boolean ("shared-stream", "Shared stream",
+      "Use the device's one shared CUDA stream instead of an own one "
+      "(serialises with other elements that do; for comparison)",
+      DEFAULT_SHARED_STREAM,
       G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, PROP_LAST, properties);
 
@@ -381,6 +419,84 @@ gst_pinned_base_transform_get_out_info (GstPinnedBaseTransform * self)
   g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
 
   return &GET_PRIV (self)->out_info;
+}
+
+/**
+ * gst_pinned_base_transform_make_device_pool:
+ * @self: a #GstPinnedBaseTransform with an open device
+ * @caps: the caps of the frames
+ * @size: the size of a buffer
+ * @min_buffers: how many to allocate when activated
+ *
+ * Makes, configures (with %GST_BUFFER_POOL_OPTION_VIDEO_META) and activates
+ * a pool of device memory. Activation allocates, so that a failed
+ * cudaMalloc() is reported here, as an error message with its CUDA error.
+ *
+ * Returns: (transfer full) (nullable): an active pool, or %NULL after an
+ *   error message was posted
+ *
+ * Since: 0.1
+ */
+GstBufferPool *
+gst_pinned_base_transform_make_device_pool (GstPinnedBaseTransform * self,
+    GstCaps * caps, gsize size, guint min_buffers)
+{
+  GstPinnedBaseTransformPrivate *priv;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GError *error = NULL;
+
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
+  priv = GET_PRIV (self);
+  g_return_val_if_fail (priv->context != NULL, NULL);
+
+  pool = gst_pinned_device_buffer_pool_new (priv->context);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Cannot configure the device buffer pool"), (NULL));
+    gst_object_unref (pool);
+    return NULL;
+  }
+
+  if (!gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_pinned_buffer_pool_take_error (pool, &error);
+    GST_PINNED_ELEMENT_ERROR (self, error,
+        "Could not allocate CUDA device memory");
+    g_clear_error (&error);
+    gst_object_unref (pool);
+    return NULL;
+  }
+
+  return pool;
+}
+
+/**
+ * gst_pinned_base_transform_begin_span:
+ * @self: a #GstPinnedBaseTransform with an open device
+ * @what: what the element is about to enqueue
+ *
+ * Starts a span of the GPU timeline on the element's stream and track.
+ *
+ * Returns: (transfer full) (nullable): see gst_pinned_timeline_begin()
+ *
+ * Since: 0.1
+ */
+GstPinnedSpan *
+gst_pinned_base_transform_begin_span (GstPinnedBaseTransform * self,
+    const gchar * what)
+{
+  GstPinnedBaseTransformPrivate *priv;
+
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
+  priv = GET_PRIV (self);
+  if (priv->stream == NULL)
+    return NULL;
+
+  return gst_pinned_timeline_begin (priv->stream, GST_OBJECT_NAME (self),
+      what);
 }
 
 /**

@@ -199,6 +199,32 @@ gst_pinned_buffer_is_idle (GstBuffer * buffer, GstMapFlags access)
 }
 
 /**
+ * gst_pinned_buffer_get_context:
+ * @buffer: a #GstBuffer
+ *
+ * Returns: (transfer none) (nullable): the device context of @buffer's
+ *   first gst-pinned memory, or %NULL when it has none
+ *
+ * Since: 0.1
+ */
+GstPinnedContext *
+gst_pinned_buffer_get_context (GstBuffer * buffer)
+{
+  guint i, n;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  n = gst_buffer_n_memory (buffer);
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+
+    if (gst_is_pinned_memory (mem))
+      return ((GstPinnedMemory *) mem)->context;
+  }
+  return NULL;
+}
+
+/**
  * gst_pinned_buffer_get_plane:
  * @buffer: a #GstBuffer of gst-pinned memory
  * @info: the video info of @buffer, for the layout when it has no

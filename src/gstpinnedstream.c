@@ -34,6 +34,8 @@ struct _GstPinnedStream
   GstPinnedContext *context;
   cudaStream_t handle;
   guint64 id;
+  /* A wrapped stream belongs to its creator, who destroys it. */
+  gboolean wrapped;
 };
 
 static guint64 next_stream_id = 1;
@@ -44,12 +46,28 @@ static void
 gst_pinned_stream_free (GstPinnedStream * stream)
 {
   /* Returns at once; work still queued completes, then the stream goes. */
-  if (gst_pinned_context_push (stream->context, NULL)) {
+  if (!stream->wrapped && gst_pinned_context_push (stream->context, NULL)) {
     gst_pinned_cuda_result (cudaStreamDestroy (stream->handle), NULL);
     gst_pinned_context_pop (stream->context);
   }
   gst_object_unref (stream->context);
   g_free (stream);
+}
+
+static GstPinnedStream *
+stream_new (GstPinnedContext * context, cudaStream_t handle, gboolean wrapped)
+{
+  GstPinnedStream *stream = g_new0 (GstPinnedStream, 1);
+
+  gst_mini_object_init (GST_MINI_OBJECT_CAST (stream), 0,
+      GST_TYPE_PINNED_STREAM, NULL, NULL,
+      (GstMiniObjectFreeFunction) gst_pinned_stream_free);
+  stream->context = gst_object_ref (context);
+  stream->handle = handle;
+  stream->wrapped = wrapped;
+  stream->id = __atomic_fetch_add (&next_stream_id, 1, __ATOMIC_RELAXED);
+
+  return stream;
 }
 
 /**
@@ -72,6 +90,7 @@ gst_pinned_stream_new (GstPinnedContext * context, GError ** error)
 
   ensure_debug_category ();
 
+
   if (!gst_pinned_context_push (context, error))
     return NULL;
   ok = gst_pinned_cuda_result (cudaStreamCreateWithFlags (&handle,
@@ -80,16 +99,55 @@ gst_pinned_stream_new (GstPinnedContext * context, GError ** error)
   if (!ok)
     return NULL;
 
-  stream = g_new0 (GstPinnedStream, 1);
-  gst_mini_object_init (GST_MINI_OBJECT_CAST (stream), 0,
-      GST_TYPE_PINNED_STREAM, NULL, NULL,
-      (GstMiniObjectFreeFunction) gst_pinned_stream_free);
-  stream->context = gst_object_ref (context);
-  stream->handle = handle;
-  stream->id = __atomic_fetch_add (&next_stream_id, 1, __ATOMIC_RELAXED);
+  stream = stream_new (context, handle, FALSE);
 
   GST_DEBUG ("created stream %p on device %d", handle,
       gst_pinned_context_get_device_id (context));
+
+  return stream;
+}
+
+/**
+ * gst_pinned_stream_new_wrapped:
+ * @context: the device of @handle
+ * @handle: a `cudaStream_t` the caller created on that device, and destroys
+ *   after the last reference to the result is gone
+ *
+ * Wraps an application's stream (one of PyTorch's, say), so that the
+ * fence API can order work on it.
+ *
+ * Returns: (transfer full): a #GstPinnedStream for @handle
+ *
+ * Since: 0.1
+ */
+GstPinnedStream *
+gst_pinned_stream_new_wrapped (GstPinnedContext * context, gpointer handle)
+{
+  g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), NULL);
+
+  return stream_new (context, (cudaStream_t) handle, TRUE);
+}
+
+GstPinnedStream *
+gst_pinned_stream_get_shared (GstPinnedContext * context, GError ** error)
+{
+  static GMutex lock;
+  static GHashTable *shared;
+  gint device = gst_pinned_context_get_device_id (context);
+  GstPinnedStream *stream;
+
+  g_mutex_lock (&lock);
+  if (shared == NULL)
+    shared = g_hash_table_new (NULL, NULL);
+  stream = g_hash_table_lookup (shared, GINT_TO_POINTER (device));
+  if (stream == NULL) {
+    stream = gst_pinned_stream_new (context, error);
+    if (stream)
+      g_hash_table_insert (shared, GINT_TO_POINTER (device), stream);
+  }
+  if (stream)
+    gst_pinned_stream_ref (stream);
+  g_mutex_unlock (&lock);
 
   return stream;
 }

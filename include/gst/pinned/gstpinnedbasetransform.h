@@ -13,6 +13,7 @@
 #include <gst/video/video.h>
 #include <gst/pinned/gstpinnedcontext.h>
 #include <gst/pinned/gstpinnedstream.h>
+#include <gst/pinned/gstpinnedtimeline.h>
 
 G_BEGIN_DECLS
 
@@ -60,6 +61,16 @@ const GstVideoInfo * gst_pinned_base_transform_get_in_info  (GstPinnedBaseTransf
 
 GST_PINNED_API
 const GstVideoInfo * gst_pinned_base_transform_get_out_info (GstPinnedBaseTransform * self);
+
+GST_PINNED_API
+GstBufferPool *      gst_pinned_base_transform_make_device_pool (GstPinnedBaseTransform * self,
+                                                             GstCaps * caps,
+                                                             gsize size,
+                                                             guint min_buffers);
+
+GST_PINNED_API
+GstPinnedSpan *      gst_pinned_base_transform_begin_span   (GstPinnedBaseTransform * self,
+                                                             const gchar * what);
 
 GST_PINNED_API
 GstCaps *            gst_pinned_caps_set_memory_feature     (GstCaps * caps,

@@ -41,6 +41,9 @@ gboolean         gst_pinned_buffer_is_idle      (GstBuffer * buffer,
                                                  GstMapFlags access);
 
 GST_PINNED_API
+GstPinnedContext * gst_pinned_buffer_get_context (GstBuffer * buffer);
+
+GST_PINNED_API
 gboolean         gst_pinned_buffer_get_plane    (GstBuffer * buffer,
                                                  const GstVideoInfo * info,
                                                  guint plane,

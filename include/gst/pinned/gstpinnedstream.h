@@ -26,6 +26,10 @@ GstPinnedStream *  gst_pinned_stream_new          (GstPinnedContext * context,
                                                    GError ** error);
 
 GST_PINNED_API
+GstPinnedStream *  gst_pinned_stream_new_wrapped  (GstPinnedContext * context,
+                                                   gpointer handle);
+
+GST_PINNED_API
 gpointer           gst_pinned_stream_get_handle   (GstPinnedStream * stream);
 
 GST_PINNED_API

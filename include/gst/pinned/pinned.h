@@ -28,6 +28,8 @@
 #include <gst/pinned/gstpinneddevicememory.h>
 #include <gst/pinned/gstpinnedbufferpool.h>
 #include <gst/pinned/gstpinnedbuffer.h>
+#include <gst/pinned/gstpinnedtimeline.h>
 #include <gst/pinned/gstpinnedtransfer.h>
 #include <gst/pinned/gstpinnedbasetransform.h>
+#include <gst/pinned/gstpinnedfilter.h>
 

@@ -1,0 +1,449 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The shipped GPU filters and their base class.
+ *
+ * pinnedconvert's output is checked bit for bit against a CPU reference
+ * (the fixed-point function of kernels/convert.h, with coefficients derived
+ * here from Kr and Kb), and against GStreamer's own videoconvert on flat
+ * colours, which checks the matrices independently. On the stand-in
+ * runtime the kernels run as CPU emulations registered below: that checks
+ * what the elements hand their kernels (pointers, pitches, channels,
+ * coefficients) and their fences; on a GPU the real kernels run. */
+
+#include <dlfcn.h>
+#include <string.h>
+#include <gst/app/gstappsink.h>
+#include "pinnedtest.h"
+#include <cuda_runtime_api.h>
+#include "convert.h"
+
+static const gchar *in_formats[] = { "NV12", "NV21", "I420", "YV12" };
+static const gchar *out_formats[] = { "RGBA", "BGRx", "ARGB", "xBGR", "RGBP",
+  "BGRP"
+};
+
+static const gchar *colorimetries[] = { "bt601", "bt709", "bt2020",
+  "1:4:7:1"                     /* full range BT.601 (jpeg) */
+};
+
+/* ---- CPU emulations for the stand-in runtime ------------------------- */
+
+typedef void *(*TranslateFunc) (const void *, size_t);
+typedef void (*RegisterFunc) (const char *, void *(*)(void **, dim3, dim3),
+    void (*)(void *));
+
+static TranslateFunc translate;
+
+static void *
+convert_bind (void **args, dim3 grid, dim3 block)
+{
+  return g_memdup2 (args[0], sizeof (PinnedConvertParams));
+}
+
+static void
+convert_run (void *closure)
+{
+  PinnedConvertParams p = *(PinnedConvertParams *) closure;
+  gsize cw = (p.width + 1) / 2, ch = (p.height + 1) / 2;
+  gint x, y, i;
+
+  p.y = translate (p.y, (gsize) (p.height - 1) * p.y_pitch + p.width);
+  p.u = translate (p.u, (ch - 1) * p.uv_pitch + (cw - 1) * p.uv_step + 1);
+  p.v = translate (p.v, (ch - 1) * p.uv_pitch + (cw - 1) * p.uv_step + 1);
+  for (i = 0; i < 4; i++) {
+    if (p.out[i])
+      p.out[i] = translate (p.out[i], (gsize) (p.height - 1) * p.out_pitch[i]
+          + (gsize) (p.width - 1) * p.out_step[i] + 1);
+  }
+  g_assert (p.y && p.u && p.v && p.out[0] && p.out[1] && p.out[2]);
+  for (y = 0; y < p.height; y++)
+    for (x = 0; x < p.width; x++)
+      pinned_convert_pixel (&p, x, y);
+  g_free (closure);
+}
+
+static void *
+busy_bind (void **args, dim3 grid, dim3 block)
+{
+  return g_memdup2 (args[0], sizeof (unsigned long long));
+}
+
+static void
+busy_run (void *closure)
+{
+  g_usleep (*(unsigned long long *) closure / 1000);
+  g_free (closure);
+}
+
+static void
+register_emulations (void)
+{
+  RegisterFunc reg = dlsym (RTLD_DEFAULT, "fakecuda_register_kernel");
+
+  if (!pinned_test_is_fake ())
+    return;
+  translate = dlsym (RTLD_DEFAULT, "fakecuda_translate");
+  g_assert (reg && translate);
+  reg ("pinned_convert_kernel", convert_bind, convert_run);
+  reg ("pinned_busy_kernel", busy_bind, busy_run);
+}
+
+/* ---- the CPU reference ---------------------------------------------- */
+
+static gint32
+fixed (gdouble v)
+{
+  return (gint32) (v * (1 << PINNED_CONVERT_SHIFT) + (v < 0 ? -0.5 : 0.5));
+}
+
+static GstBuffer *
+reference_convert (GstBuffer * in, const GstVideoInfo * in_info,
+    const GstVideoInfo * out_info)
+{
+  GstBuffer *out = gst_buffer_new_allocate (NULL, out_info->size, NULL);
+  GstVideoFrame fi, fo;
+  PinnedConvertParams p = { 0, };
+  gboolean full = in_info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+  gdouble kr, kb, kg, ys, cs;
+  const gint comps[3] = { GST_VIDEO_COMP_R, GST_VIDEO_COMP_G,
+    GST_VIDEO_COMP_B
+  };
+  gint x, y, i;
+
+  fail_unless (gst_video_color_matrix_get_Kr_Kb (in_info->colorimetry.matrix,
+          &kr, &kb));
+  kg = 1 - kr - kb;
+  ys = full ? 1 : 255.0 / 219;
+  cs = full ? 1 : 255.0 / 224;
+  p.y_offset = full ? 0 : 16;
+  p.y_scale = fixed (ys);
+  p.r_v = fixed (cs * 2 * (1 - kr));
+  p.g_u = fixed (cs * 2 * kb * (1 - kb) / kg);
+  p.g_v = fixed (cs * 2 * kr * (1 - kr) / kg);
+  p.b_u = fixed (cs * 2 * (1 - kb));
+
+  fail_unless (gst_video_frame_map (&fi, in_info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, out_info, out, GST_MAP_WRITE));
+  p.y = GST_VIDEO_FRAME_COMP_DATA (&fi, GST_VIDEO_COMP_Y);
+  p.u = GST_VIDEO_FRAME_COMP_DATA (&fi, GST_VIDEO_COMP_U);
+  p.v = GST_VIDEO_FRAME_COMP_DATA (&fi, GST_VIDEO_COMP_V);
+  p.y_pitch = GST_VIDEO_FRAME_COMP_STRIDE (&fi, GST_VIDEO_COMP_Y);
+  p.uv_pitch = GST_VIDEO_FRAME_COMP_STRIDE (&fi, GST_VIDEO_COMP_U);
+  p.uv_step = GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, GST_VIDEO_COMP_U);
+  p.width = GST_VIDEO_INFO_WIDTH (in_info);
+  p.height = GST_VIDEO_INFO_HEIGHT (in_info);
+  for (i = 0; i < 3; i++) {
+    p.out[i] = GST_VIDEO_FRAME_COMP_DATA (&fo, comps[i]);
+    p.out_pitch[i] = GST_VIDEO_FRAME_COMP_STRIDE (&fo, comps[i]);
+    p.out_step[i] = GST_VIDEO_FRAME_COMP_PSTRIDE (&fo, comps[i]);
+  }
+  if (GST_VIDEO_INFO_N_PLANES (out_info) == 1) {
+    /* alpha or padding: 255 */
+    p.out[3] = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, 0) + 6 -
+        GST_VIDEO_FRAME_COMP_POFFSET (&fo, GST_VIDEO_COMP_R) -
+        GST_VIDEO_FRAME_COMP_POFFSET (&fo, GST_VIDEO_COMP_G) -
+        GST_VIDEO_FRAME_COMP_POFFSET (&fo, GST_VIDEO_COMP_B);
+    p.out_pitch[3] = GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0);
+    p.out_step[3] = 4;
+  }
+  for (y = 0; y < p.height; y++)
+    for (x = 0; x < p.width; x++)
+      pinned_convert_pixel (&p, x, y);
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+
+  return out;
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void
+check_convert (const gchar * in_format, const gchar * out_format,
+    const gchar * colorimetry, gint width, gint height)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinnedconvert ! "
+      "pinneddownload");
+  gchar *in_str = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "colorimetry=%s,framerate=30/1", in_format, width, height, colorimetry);
+  gchar *out_str = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=30/1", out_format, width, height);
+  GstCaps *in_caps = gst_caps_from_string (in_str);
+  GstCaps *out_caps = gst_caps_from_string (out_str);
+  GstVideoInfo in_info, out_info;
+  GstBuffer *in, *out, *expect;
+
+  fail_unless (gst_video_info_from_caps (&in_info, in_caps));
+  fail_unless (gst_video_info_from_caps (&out_info, out_caps));
+  gst_harness_set_caps (h, in_caps, out_caps);
+
+  in = gst_harness_create_buffer (h, in_info.size);
+  pinned_test_fill_frame (in, &in_info, width * 7 + height);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "%s -> %s: no output", in_str, out_format);
+  expect = reference_convert (in, &in_info, &out_info);
+  fail_unless (pinned_test_frames_equal (expect, out, &out_info),
+      "%s -> %s differs from the reference", in_str, out_format);
+
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_buffer_unref (expect);
+  g_free (in_str);
+  g_free (out_str);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_convert_matches_reference)
+{
+  guint i, o, c;
+
+  for (i = 0; i < G_N_ELEMENTS (in_formats); i++)
+    for (o = 0; o < G_N_ELEMENTS (out_formats); o++)
+      for (c = 0; c < G_N_ELEMENTS (colorimetries); c++) {
+        check_convert (in_formats[i], out_formats[o], colorimetries[c], 64, 48);
+        check_convert (in_formats[i], out_formats[o], colorimetries[c], 317,
+            239);
+      }
+}
+
+GST_END_TEST;
+
+static GstBuffer *
+pull_one (const gchar * launch)
+{
+  GstElement *pipeline = gst_parse_launch (launch, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstSample *sample;
+  GstBuffer *buf;
+
+  fail_unless (pipeline && sink);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+  fail_unless (sample != NULL, "%s: no frame", launch);
+  buf = gst_buffer_ref (gst_sample_get_buffer (sample));
+  gst_sample_unref (sample);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return buf;
+}
+
+/* The largest difference between pinnedconvert and videoconvert for a
+ * flat colour, pinnedconvert reading the input as @ours, videoconvert as
+ * @ref. */
+static gint
+max_difference (guint32 colour, const gchar * ours, const gchar * ref)
+{
+  gchar *src_fmt = g_strdup_printf ("videotestsrc num-buffers=1 "
+      "pattern=solid-color foreground-color=0x%08x ! video/x-raw,"
+      "format=NV12,width=64,height=32,colorimetry=%%s", colour);
+  gchar *src_ours = g_strdup_printf (src_fmt, ours);
+  gchar *src_ref = g_strdup_printf (src_fmt, ref);
+  gchar *ref_launch = g_strdup_printf ("%s ! videoconvert ! video/x-raw,"
+      "format=RGBA ! appsink name=sink", src_ref);
+  gchar *ours_launch = g_strdup_printf ("%s ! pinnedupload ! pinnedconvert ! "
+      "video/x-raw(memory:PinnedDevice),format=RGBA ! pinneddownload ! "
+      "appsink name=sink", src_ours);
+  GstBuffer *a = pull_one (ref_launch), *b = pull_one (ours_launch);
+  GstMapInfo ma, mb;
+  gint diff = 0;
+  guint i;
+
+  fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+  fail_unless_equals_int (ma.size, mb.size);
+  for (i = 0; i < ma.size; i++)
+    diff = MAX (diff, ABS ((gint) ma.data[i] - (gint) mb.data[i]));
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  g_free (src_fmt);
+  g_free (src_ours);
+  g_free (src_ref);
+  g_free (ref_launch);
+  g_free (ours_launch);
+
+  return diff;
+}
+
+/* An independent check of the matrices and ranges: GStreamer's videoconvert
+ * and pinnedconvert agree on flat colours within videoconvert's rounding
+ * (its fixed-point fast path lands up to 5 levels off: white at 253, grey
+ * 0x80 at 126, where pinnedconvert gives 255 and 128). A wrong matrix is
+ * further off than that, as the control at the end shows. */
+#define VIDEOCONVERT_TOLERANCE 6
+
+static const guint32 flat_colours[] = { 0xffff0000, 0xff00ff00, 0xff0000ff,
+  0xff808080, 0xff3080c0, 0xffffffff, 0xff000000, 0xffc04020
+};
+
+/* Like max_difference() for BT.709, but pinnedconvert gets the frame
+ * labelled BT.601. */
+static gint
+mislabelled_difference (guint32 colour)
+{
+  gchar *src = g_strdup_printf ("videotestsrc num-buffers=1 "
+      "pattern=solid-color foreground-color=0x%08x ! video/x-raw,format=NV12,"
+      "width=64,height=32,colorimetry=bt709", colour);
+  gchar *yuv_launch = g_strdup_printf ("%s ! appsink name=sink", src);
+  gchar *ref_launch = g_strdup_printf ("%s ! videoconvert ! video/x-raw,"
+      "format=RGBA ! appsink name=sink", src);
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinnedconvert ! "
+      "pinneddownload");
+  GstBuffer *yuv = pull_one (yuv_launch), *ref = pull_one (ref_launch), *out;
+  GstMapInfo ma, mb;
+  gint diff = 0;
+  guint i;
+
+  gst_harness_set_caps_str (h, "video/x-raw,format=NV12,width=64,height=32,"
+      "colorimetry=bt601,framerate=30/1", "video/x-raw,format=RGBA,width=64,"
+      "height=32,framerate=30/1");
+  out = gst_harness_push_and_pull (h, gst_buffer_copy_deep (yuv));
+  fail_unless (gst_buffer_map (ref, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (out, &mb, GST_MAP_READ));
+  for (i = 0; i < MIN (ma.size, mb.size); i++)
+    diff = MAX (diff, ABS ((gint) ma.data[i] - (gint) mb.data[i]));
+  gst_buffer_unmap (ref, &ma);
+  gst_buffer_unmap (out, &mb);
+
+  gst_buffer_unref (yuv);
+  gst_buffer_unref (ref);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (src);
+  g_free (yuv_launch);
+  g_free (ref_launch);
+  return diff;
+}
+
+GST_START_TEST (test_convert_agrees_with_videoconvert)
+{
+  gint wrong = 0;
+  guint c, m;
+
+  for (m = 0; m < G_N_ELEMENTS (colorimetries); m++) {
+    for (c = 0; c < G_N_ELEMENTS (flat_colours); c++) {
+      gint diff = max_difference (flat_colours[c], colorimetries[m],
+          colorimetries[m]);
+
+      fail_unless (diff <= VIDEOCONVERT_TOLERANCE, "%s, colour 0x%08x: %d "
+          "levels from videoconvert", colorimetries[m], flat_colours[c], diff);
+    }
+  }
+
+  /* Control: BT.709 frames that pinnedconvert is told are BT.601. */
+  for (c = 0; c < G_N_ELEMENTS (flat_colours); c++)
+    wrong = MAX (wrong, mislabelled_difference (flat_colours[c]));
+  fail_unless (wrong > VIDEOCONVERT_TOLERANCE, "a wrong matrix stays within "
+      "the tolerance (%d): the check cannot see it", wrong);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_convert_needs_device_memory)
+{
+  GstHarness *h = gst_harness_new ("pinnedconvert");
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=NV12,width=64,"
+      "height=48,framerate=30/1");
+
+  /* system memory in: the caps are refused */
+  fail_if (gst_pad_query_accept_caps (GST_PAD_PEER (h->srcpad), caps));
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The busy filter works in place, once per frame, leaves the frame as it
+ * is, and the download after it waits for its kernel on the GPU, not the
+ * host. */
+GST_START_TEST (test_busy_in_place_and_ordered)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
+      "pinnedbusy busy-us=200000 ! pinneddownload");
+  guint64 launches = pinned_test_call_count ("launch:pinned_busy_kernel");
+  GstVideoInfo info;
+  GstBuffer *in[3], *out[3];
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 320, 240);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      gst_video_info_to_caps (&info));
+  for (i = 0; i < G_N_ELEMENTS (in); i++) {
+    in[i] = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in[i], &info, 40 + i);
+    out[i] = gst_harness_push_and_pull (h, gst_buffer_ref (in[i]));
+  }
+  /* Pushed while the kernels (0.6 s in all) still run. */
+  fail_if (gst_pinned_buffer_is_idle (out[G_N_ELEMENTS (in) - 1],
+          GST_MAP_READ));
+  for (i = 0; i < G_N_ELEMENTS (in); i++) {
+    fail_unless (pinned_test_frames_equal (in[i], out[i], &info));
+    gst_buffer_unref (in[i]);
+    gst_buffer_unref (out[i]);
+  }
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_call_count
+        ("launch:pinned_busy_kernel") - launches, G_N_ELEMENTS (in));
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* With shared-stream, the three elements use one stream. */
+GST_START_TEST (test_shared_stream)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload shared-stream=true ! "
+      "pinnedbusy busy-us=10 shared-stream=true ! pinneddownload "
+      "shared-stream=true");
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 64);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      gst_video_info_to_caps (&info));
+  in = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in, &info, 5);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (pinned_test_frames_equal (in, out, &info));
+  fail_unless (gst_pinned_base_transform_get_stream (pinned_test_get_transform
+          (h->element, "pinnedupload")) ==
+      gst_pinned_base_transform_get_stream (pinned_test_get_transform
+          (h->element, "pinneddownload")));
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+filters_suite (void)
+{
+  Suite *s = suite_create ("filters");
+  TCase *tc = tcase_create ("general");
+
+  register_emulations ();
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 240);
+  tcase_add_test (tc, test_convert_matches_reference);
+  tcase_add_test (tc, test_convert_agrees_with_videoconvert);
+  tcase_add_test (tc, test_convert_needs_device_memory);
+  tcase_add_test (tc, test_busy_in_place_and_ordered);
+  tcase_add_test (tc, test_shared_stream);
+
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return pinned_test_main (argc, argv, filters_suite);
+}
