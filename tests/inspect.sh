@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# gst-inspect-1.0 shows both elements, every property with a description,
-# and prints no warning or critical.
+# gst-inspect-1.0 shows every element of the plugin, each property with a
+# description, and prints no warning or critical.
 set -u
-for element in pinnedupload pinneddownload; do
+elements=(pinnedupload pinneddownload pinnedconvert pinnedbusy)
+for element in "${elements[@]}"; do
   out=$(G_DEBUG=fatal-warnings gst-inspect-1.0 "$element" 2>&1)
   rc=$?
   if [ $rc -ne 0 ]; then
@@ -14,14 +15,17 @@ for element in pinnedupload pinneddownload; do
     echo "$out" | grep -iE "warning|critical"
     exit 1
   fi
-  for prop in device-id pool-size; do
-    line=$(echo "$out" | grep -E "^  $prop +:")
-    if [ -z "$line" ] || [ -z "$(echo "$line" | sed 's/^[^:]*: *//')" ]; then
-      echo "$element: property $prop is missing or undocumented"
-      exit 1
-    fi
+  # Properties: "  name   : description" lines after "Element Properties:"
+  props=$(echo "$out" | sed -n '/^Element Properties:/,$p' | grep -E "^  [a-z-]+ +:")
+  for prop in device-id shared-stream; do
+    echo "$props" | grep -qE "^  $prop +:" || { echo "$element: no $prop"; exit 1; }
   done
-  echo "$element: ok"
+  if echo "$props" | grep -qE "^  [a-z-]+ +: *$"; then
+    echo "$element: a property has no description:"
+    echo "$props" | grep -E "^  [a-z-]+ +: *$"
+    exit 1
+  fi
+  echo "$element: ok ($(echo "$props" | wc -l) properties)"
 done
 out=$(gst-inspect-1.0 pinned 2>&1)
-echo "$out" | grep -q "2 elements" || { echo "$out"; exit 1; }
+echo "$out" | grep -q "${#elements[@]} elements" || { echo "$out"; exit 1; }
