@@ -62,7 +62,7 @@ typedef enum
 typedef struct
 {
   const gchar *name;
-  const gchar *launch;          /* %s: caps */
+  const gchar *launch;          /* @CAPS@, @BUSY@: caps, kernel time (us) */
   BenchSourceMode mode;
   Direction dir;
   const gchar *peer;            /* the row this one is compared with */
@@ -71,27 +71,38 @@ typedef struct
 } Row;
 
 static const Row rows[] = {
-  {"upload", "benchframesrc name=src ! %s ! pinnedupload ! fakesink name=sink "
-        "sync=false", BENCH_SOURCE_POOL, DIR_UP, "peer-upload", FALSE, FALSE},
-  {"download", "benchframesrc name=src ! %s ! pinneddownload ! fakesink "
+  {"upload", "benchframesrc name=src ! @CAPS@ ! pinnedupload ! fakesink "
+        "name=sink sync=false", BENCH_SOURCE_POOL, DIR_UP, "peer-upload",
+      FALSE, FALSE},
+  {"download", "benchframesrc name=src ! @CAPS@ ! pinneddownload ! fakesink "
         "name=sink sync=false", BENCH_SOURCE_DEVICE, DIR_DOWN, "peer-download",
       FALSE, FALSE},
-  {"roundtrip", "benchframesrc name=src ! %s ! pinnedupload ! pinneddownload "
-        "! fakesink name=sink sync=false", BENCH_SOURCE_POOL, DIR_BOTH,
-      "peer-roundtrip", FALSE, FALSE},
-  {"upload-pageable", "benchframesrc name=src ! %s ! pinnedupload ! fakesink "
-        "name=sink sync=false", BENCH_SOURCE_PAGEABLE, DIR_UP, "peer-upload",
-      FALSE, FALSE},
-  {"peer-upload", "benchframesrc name=src ! %s ! cudaupload ! "
+  {"roundtrip", "benchframesrc name=src ! @CAPS@ ! pinnedupload ! "
+        "pinneddownload ! fakesink name=sink sync=false", BENCH_SOURCE_POOL,
+      DIR_BOTH, "peer-roundtrip", FALSE, FALSE},
+  {"upload-pageable", "benchframesrc name=src ! @CAPS@ ! pinnedupload ! "
+        "fakesink name=sink sync=false", BENCH_SOURCE_PAGEABLE, DIR_UP,
+      "peer-upload", FALSE, FALSE},
+  /* A kernel as long as a copy between the copies: on own streams the
+   * three overlap, on the shared stream they take turns. */
+  {"overlap", "benchframesrc name=src ! @CAPS@ ! pinnedupload ! pinnedbusy "
+        "busy-us=@BUSY@ ! pinneddownload ! fakesink name=sink sync=false",
+      BENCH_SOURCE_POOL, DIR_BOTH, NULL, FALSE, FALSE},
+  {"overlap-serial", "benchframesrc name=src ! @CAPS@ ! pinnedupload "
+        "shared-stream=true ! pinnedbusy busy-us=@BUSY@ shared-stream=true ! "
+        "pinneddownload shared-stream=true ! fakesink name=sink sync=false",
+      BENCH_SOURCE_POOL, DIR_BOTH, NULL, FALSE, FALSE},
+  {"peer-upload", "benchframesrc name=src ! @CAPS@ ! cudaupload ! "
         "video/x-raw(memory:CUDAMemory) ! fakesink name=sink sync=false",
       BENCH_SOURCE_POOL, DIR_UP, NULL, TRUE, FALSE},
   /* Without the system memory caps after cudadownload, it negotiates
    * CUDA memory passthrough with fakesink and copies nothing. */
-  {"peer-download", "benchframesrc name=src duration=1 ! %s ! cudaupload ! "
+  {"peer-download", "benchframesrc name=src duration=1 ! @CAPS@ ! "
+        "cudaupload ! "
         "video/x-raw(memory:CUDAMemory) ! imagefreeze ! cudadownload ! "
         "video/x-raw ! fakesink name=sink sync=false", BENCH_SOURCE_POOL,
       DIR_DOWN, NULL, TRUE, TRUE},
-  {"peer-roundtrip", "benchframesrc name=src ! %s ! cudaupload ! "
+  {"peer-roundtrip", "benchframesrc name=src ! @CAPS@ ! cudaupload ! "
         "video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! "
         "fakesink name=sink sync=false", BENCH_SOURCE_POOL, DIR_BOTH, NULL,
       TRUE, FALSE},
@@ -142,8 +153,9 @@ static struct
   gboolean quick;
   gchar *csv;
   gchar *json;
+  gchar *timeline;
 } opts = {
-  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL
+  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL
 };
 
 static gdouble
@@ -360,6 +372,38 @@ verify (GstBuffer * buf, const GstVideoInfo * info, guint64 seed)
   return ok;
 }
 
+/* The kernel time of the overlap rows: one frame's copy at the in-run
+ * limit. */
+static guint
+busy_us (const Config * c)
+{
+  return (guint) (c->size / (c->h2d * 1e3) + 0.5);
+}
+
+/* What the overlap rows' frame period is held against: the longest of the
+ * kernel and a copy, the copies running both ways at once. */
+static gdouble
+overlap_floor_us (const Config * c)
+{
+  return MAX (busy_us (c), c->size / (c->bidir / 2 * 1e3));
+}
+
+static gchar *
+make_launch (const Config * c, const Row * row, const gchar * caps)
+{
+  gchar *busy = g_strdup_printf ("%u", busy_us (c));
+  gchar **a = g_strsplit (row->launch, "@CAPS@", -1);
+  gchar *tmp = g_strjoinv (caps, a);
+  gchar **b = g_strsplit (tmp, "@BUSY@", -1);
+  gchar *ret = g_strjoinv (busy, b);
+
+  g_strfreev (a);
+  g_strfreev (b);
+  g_free (tmp);
+  g_free (busy);
+  return ret;
+}
+
 static gchar *
 config_caps (const Config * c, const Row * row)
 {
@@ -373,7 +417,7 @@ static gboolean
 run_once (const Config * c, const Row * row, Result * res)
 {
   gchar *caps_str = config_caps (c, row);
-  gchar *launch = g_strdup_printf (row->launch, caps_str);
+  gchar *launch = make_launch (c, row, caps_str);
   GError *error = NULL;
   GstElement *pipeline, *src, *sink;
   GstCaps *caps;
@@ -481,6 +525,12 @@ limit_for (const Config * c, const Row * row)
   }
 }
 
+static gboolean
+is_overlap (const Row * row)
+{
+  return g_str_has_prefix (row->name, "overlap");
+}
+
 static const Row *
 find_row (const gchar * name)
 {
@@ -551,6 +601,9 @@ main (int argc, char **argv)
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &opts.csv, "Write CSV here", NULL},
     {"json", 0, 0, G_OPTION_ARG_FILENAME, &opts.json, "Write JSON here",
         NULL},
+    {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &opts.timeline,
+          "Record the overlap rows of the last size as GPU timelines: "
+          "PREFIX-overlap.json and PREFIX-serial.json", "PREFIX"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- gst-pinned benchmark");
@@ -611,7 +664,8 @@ main (int argc, char **argv)
 
   csv = g_string_new ("format,width,height,frame_bytes,row,frames_per_s,"
       "gb_per_s,limit_gb_per_s,ratio_limit,ratio_peer,cpu_us_per_buffer,"
-      "cpu_cores,spread,repeats,verified,note\n");
+      "cpu_cores,spread,repeats,verified,period_us,overlap_floor_us,"
+      "note\n");
   json = g_string_new (NULL);
   g_string_append_printf (json, "{\n  \"device\": \"%s\",\n  \"date\": \"%s\","
       "\n  \"limit_64MiB\": {\"h2d\": %.2f, \"d2h\": %.2f, \"both\": %.2f},"
@@ -680,26 +734,54 @@ main (int argc, char **argv)
               "not run") : res->verified ? "ok" : "WRONG");
 
       g_string_append_printf (csv, "%s,%d,%d,%" G_GSIZE_FORMAT ",%s,%.2f,%.3f,"
-          "%.3f,%.4f,%.3f,%.2f,%.4f,%.4f,%u,%s,%s\n", c->format, c->width,
-          c->height, c->size, row->name, fps, gbps, limit,
+          "%.3f,%.4f,%.3f,%.2f,%.4f,%.4f,%u,%s,%.1f,%.1f,%s\n", c->format,
+          c->width, c->height, c->size, row->name, fps, gbps, limit,
           limit > 0 ? gbps / limit : 0, peer_fps > 0 ? fps / peer_fps : 0,
           median (res->cpu_us, res->n), median (res->cores, res->n),
           spread (res->fps, res->n), res->n, res->verified ? "yes" : "no",
-          res->note ? res->note : "");
+          fps > 0 ? 1e6 / fps : 0, is_overlap (row) ? overlap_floor_us (c) :
+          0, res->note ? res->note : "");
       g_string_append_printf (json, "    {\"format\": \"%s\", \"width\": %d, "
           "\"height\": %d, \"frame_bytes\": %" G_GSIZE_FORMAT ", \"row\": "
           "\"%s\", \"frames_per_s\": %.2f, \"gb_per_s\": %.3f, "
           "\"limit_gb_per_s\": %.3f, \"limit_h2d\": %.3f, \"limit_d2h\": %.3f, "
           "\"limit_both\": %.3f, \"ratio_limit\": %.4f, \"ratio_peer\": %.3f, "
           "\"cpu_us_per_buffer\": %.2f, \"cpu_cores\": %.4f, \"spread\": %.4f, "
-          "\"repeats\": %u, \"verified\": %s},\n", c->format, c->width,
+          "\"repeats\": %u, \"verified\": %s, \"period_us\": %.1f, "
+          "\"overlap_floor_us\": %.1f},\n", c->format, c->width,
           c->height, c->size, row->name, fps, gbps, limit, c->h2d, c->d2h,
           c->bidir, limit > 0 ? gbps / limit : 0,
           peer_fps > 0 ? fps / peer_fps : 0, median (res->cpu_us, res->n),
           median (res->cores, res->n), spread (res->fps, res->n), res->n,
-          res->verified ? "true" : "false");
+          res->verified ? "true" : "false", fps > 0 ? 1e6 / fps : 0,
+          is_overlap (row) ? overlap_floor_us (c) : 0);
       g_free (size);
+      if (is_overlap (row) && res->n > 0)
+        g_print ("%-6s %-10s   frame period %.0f us = %.2f x max(kernel %u us, "
+            "copy both ways %.0f us)\n", "", "", 1e6 / fps,
+            1e6 / fps / overlap_floor_us (c), busy_us (c),
+            c->size / (c->bidir / 2 * 1e3));
       g_free (res->note);
+    }
+  }
+
+  /* The GPU timelines of the overlap rows, for the last size. */
+  if (opts.timeline && configs->len > 0) {
+    Config *c = g_ptr_array_index (configs, configs->len - 1);
+    const gchar *names[] = { "overlap", "overlap-serial" };
+    const gchar *suffix[] = { "overlap", "serial" };
+
+    for (r = 0; r < G_N_ELEMENTS (names); r++) {
+      gchar *path = g_strdup_printf ("%s-%s.json", opts.timeline, suffix[r]);
+      Result res = { 0, };
+
+      gst_pinned_timeline_start (path, 3 * 400);
+      run_once (c, find_row (names[r]), &res);
+      gst_pinned_timeline_stop ();
+      g_print ("timeline of %s %dx%d %s: %s\n", c->format, c->width,
+          c->height, names[r], path);
+      g_free (res.note);
+      g_free (path);
     }
   }
   if (json->str[json->len - 2] == ',')

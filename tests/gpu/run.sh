@@ -69,6 +69,7 @@ for step in "${steps[@]}"; do
       # shellcheck disable=SC2086
       LD_LIBRARY_PATH=$libpath build/tests/bench/gst-pinned-bench \
         ${BENCH_ARGS:-} --csv "$OUT/bench.csv" --json "$OUT/bench.json" \
+        --timeline "$OUT/timeline" \
         > "$OUT/bench.txt" 2> >(tail -200 > "$OUT/bench.err")
       summary+=("bench: rc $?")
       cat "$OUT/bench.txt"
