@@ -122,7 +122,7 @@ typedef struct
 /* Frames before the window opens, on top of the warm-up time: each buffer
  * of the source's pool is written on its first use, which must not be
  * measured. */
-#define WARMUP_FRAMES 24
+#define WARMUP_FRAMES 8
 
 typedef struct
 {

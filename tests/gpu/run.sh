@@ -5,7 +5,7 @@
 # GStreamer installed it runs as it is.
 #
 #   tests/gpu/run.sh [STEP ...]     steps: device suite sanitizer inspect
-#                                          bench tracers
+#                                          example demo bench tracers
 #                                          (default: device suite sanitizer
 #                                          inspect)
 # BENCH_ARGS passes options to the benchmark (see gst-pinned-bench --help).
@@ -63,6 +63,17 @@ for step in "${steps[@]}"; do
       export GST_PLUGIN_PATH_1_0=$top/build/gst
       LD_LIBRARY_PATH=$libpath bash tests/inspect.sh > "$OUT/inspect.log" 2>&1
       summary+=("inspect: rc $? $(tr '\n' ' ' < "$OUT/inspect.log")")
+      ;;
+    example)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      LD_LIBRARY_PATH=$libpath build/examples/pinned-appsink 300 \
+        > "$OUT/example.log" 2>&1
+      summary+=("example: rc $? $(grep -E "frames|sum" "$OUT/example.log" | tr '\n' ' ')")
+      ;;
+    demo)
+      bash examples/demo.sh > "$OUT/demo.log" 2>&1
+      summary+=("demo: rc $?")
+      cat "$OUT/demo.log"
       ;;
     bench)
       export GST_PLUGIN_PATH_1_0=$top/build/gst
