@@ -79,7 +79,7 @@ main (int argc, char **argv)
   guint frames = argc > 1 ? atoi (argv[1]) : 300;
   gchar *launch = g_strdup_printf ("videotestsrc num-buffers=%u ! "
       "video/x-raw,format=RGBA,width=%d,height=%d ! pinnedupload ! "
-      "appsink name=sink max-buffers=4", frames, WIDTH, HEIGHT);
+      "appsink name=sink max-buffers=4 sync=false", frames, WIDTH, HEIGHT);
   GstPinnedStream *stream = NULL;
   GstPinnedContext *context = NULL;
   GstElement *pipeline, *sink;
