@@ -126,7 +126,9 @@ gst_pinned_filter_decide_allocation (GstBaseTransform * trans,
   clear_pool (self);
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, NULL);
-  min = MAX (min, 4);
+  /* Output frames stay in use through the later GPU stages: enough that
+   * this stream does not wait for them (see pinnedupload's device pool). */
+  min = MAX (min, 8);
 
   priv->pool = gst_pinned_base_transform_make_device_pool
       (GST_PINNED_BASE_TRANSFORM (self), caps, info.size, min);

@@ -113,6 +113,13 @@ typedef struct
   gdouble fps[MAX_REPEATS];
   gdouble cpu_us[MAX_REPEATS];  /* CPU time per buffer */
   gdouble cores[MAX_REPEATS];
+  /* The copy limit measured right before each repeat, in its direction,
+   * and the one both ways (for the overlap rows' floor): the host's link
+   * varies over a run, so each repeat is held against its own. */
+  gdouble limit[MAX_REPEATS];
+  gdouble limit_both[MAX_REPEATS];
+  gdouble ratio[MAX_REPEATS];
+  gdouble overlap[MAX_REPEATS];
   guint n;
   gboolean verified;
   gboolean skipped;
@@ -285,6 +292,21 @@ limit_median (LimitBench * lb, gsize size, Direction dir)
   return median (samples, G_N_ELEMENTS (samples));
 }
 
+/* A short limit measurement next to a pipeline run: median of 3 samples of
+ * about 64 MiB each. */
+static gdouble
+limit_adjacent (LimitBench * lb, gsize size, Direction dir)
+{
+  gdouble samples[3];
+  guint n = CLAMP ((64u << 20) / MAX (size, 1), 2, 1000), i;
+
+  if (opts.quick)
+    n = MIN (n, 4);
+  for (i = 0; i < G_N_ELEMENTS (samples); i++)
+    samples[i] = limit_sample (lb, size, n, dir);
+  return median (samples, G_N_ELEMENTS (samples));
+}
+
 static void
 measure_limits (Config * c, LimitBench * lb)
 {
@@ -380,14 +402,6 @@ busy_us (const Config * c)
   return (guint) (c->size / (c->h2d * 1e3) + 0.5);
 }
 
-/* What the overlap rows' frame period is held against: the longest of the
- * kernel and a copy, the copies running both ways at once. */
-static gdouble
-overlap_floor_us (const Config * c)
-{
-  return MAX (busy_us (c), c->size / (c->bidir / 2 * 1e3));
-}
-
 static gchar *
 make_launch (const Config * c, const Row * row, const gchar * caps)
 {
@@ -462,8 +476,11 @@ run_once (const Config * c, const Row * row, Result * res)
 
     if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
       gst_message_parse_error (msg, &error, &debug);
-    res->note = g_strdup_printf ("%s: %s", msg == NULL ? "timeout" :
-        GST_MESSAGE_TYPE_NAME (msg), error ? error->message : "ended early");
+    if (debug && strstr (debug, "not-negotiated"))
+      res->note = g_strdup ("format not supported");
+    else
+      res->note = g_strdup_printf ("%s: %s", msg == NULL ? "timeout" :
+          GST_MESSAGE_TYPE_NAME (msg), error ? error->message : "ended early");
     GST_ERROR ("%s: %s (%s)", launch, res->note, debug ? debug : "");
     g_clear_error (&error);
     g_free (debug);
@@ -659,7 +676,6 @@ main (int argc, char **argv)
   huge_h2d = limit_median (&lb, 256u << 20, DIR_UP);
   huge_d2h = limit_median (&lb, 256u << 20, DIR_DOWN);
   huge_bidir = limit_median (&lb, 256u << 20, DIR_BOTH);
-  limit_bench_clear (&lb);
 
   g_print ("gst-pinned benchmark, %s, %s\n", props.name, date);
   g_print ("in-run limit, page-locked cudaMemcpyAsync (GB/s): "
@@ -708,8 +724,18 @@ main (int argc, char **argv)
         continue;
       }
       for (k = 0; k < (guint) opts.repeats; k++) {
+        gdouble limit = limit_adjacent (&lb, c->size, row->dir);
+        gdouble both = row->dir == DIR_BOTH ? limit :
+            limit_adjacent (&lb, c->size, DIR_BOTH);
+
         if (!run_once (c, row, res))
           break;
+        res->limit[res->n - 1] = limit;
+        res->limit_both[res->n - 1] = both;
+        res->ratio[res->n - 1] = res->fps[res->n - 1] *
+            bytes_per_frame (c, row) / 1e9 / limit;
+        res->overlap[res->n - 1] = 1e6 / res->fps[res->n - 1] /
+            MAX (busy_us (c), c->size / (both / 2 * 1e3));
       }
     }
 
@@ -720,7 +746,9 @@ main (int argc, char **argv)
       Result *peer_res = peer ? &results[peer - rows] : NULL;
       gdouble fps = median (res->fps, res->n);
       gdouble gbps = fps * bytes_per_frame (c, row) / 1e9;
-      gdouble limit = limit_for (c, row);
+      gdouble limit = res->n ? median (res->limit, res->n) :
+          limit_for (c, row);
+      gdouble ratio = median (res->ratio, res->n);
       gdouble peer_fps = peer_res ? median (peer_res->fps, peer_res->n) : 0;
       gchar *size = g_strdup_printf ("%dx%d", c->width, c->height);
       gchar peer_ratio[16] = "-";
@@ -736,7 +764,7 @@ main (int argc, char **argv)
 
       g_print ("%-6s %-10s %-16s %9.1f %7.2f %7.2f %6.3f %6s %8.1f %6.3f "
           "%6.3f %s\n", c->format, size, row->name, fps, gbps, limit,
-          limit > 0 ? gbps / limit : 0, peer_ratio,
+          ratio, peer_ratio,
           median (res->cpu_us, res->n), median (res->cores, res->n),
           spread (res->fps, res->n), res->n == 0 ? (res->note ? res->note :
               "not run") : res->verified ? "ok" : "WRONG");
@@ -744,11 +772,12 @@ main (int argc, char **argv)
       g_string_append_printf (csv, "%s,%d,%d,%" G_GSIZE_FORMAT ",%s,%.2f,%.3f,"
           "%.3f,%.4f,%.3f,%.2f,%.4f,%.4f,%u,%s,%.1f,%.1f,%s\n", c->format,
           c->width, c->height, c->size, row->name, fps, gbps, limit,
-          limit > 0 ? gbps / limit : 0, peer_fps > 0 ? fps / peer_fps : 0,
+          ratio, peer_fps > 0 ? fps / peer_fps : 0,
           median (res->cpu_us, res->n), median (res->cores, res->n),
           spread (res->fps, res->n), res->n, res->verified ? "yes" : "no",
-          fps > 0 ? 1e6 / fps : 0, is_overlap (row) ? overlap_floor_us (c) :
-          0, res->note ? res->note : "");
+          fps > 0 ? 1e6 / fps : 0, is_overlap (row) ?
+          1e6 / fps / MAX (median (res->overlap, res->n), 1e-9) : 0,
+          res->note ? res->note : "");
       g_string_append_printf (json, "    {\"format\": \"%s\", \"width\": %d, "
           "\"height\": %d, \"frame_bytes\": %" G_GSIZE_FORMAT ", \"row\": "
           "\"%s\", \"frames_per_s\": %.2f, \"gb_per_s\": %.3f, "
@@ -758,17 +787,18 @@ main (int argc, char **argv)
           "\"repeats\": %u, \"verified\": %s, \"period_us\": %.1f, "
           "\"overlap_floor_us\": %.1f},\n", c->format, c->width,
           c->height, c->size, row->name, fps, gbps, limit, c->h2d, c->d2h,
-          c->bidir, limit > 0 ? gbps / limit : 0,
+          c->bidir, ratio,
           peer_fps > 0 ? fps / peer_fps : 0, median (res->cpu_us, res->n),
           median (res->cores, res->n), spread (res->fps, res->n), res->n,
           res->verified ? "true" : "false", fps > 0 ? 1e6 / fps : 0,
-          is_overlap (row) ? overlap_floor_us (c) : 0);
+          is_overlap (row) ? 1e6 / fps / MAX (median (res->overlap, res->n),
+              1e-9) : 0);
       g_free (size);
       if (is_overlap (row) && res->n > 0)
         g_print ("%-6s %-10s   frame period %.0f us = %.2f x max(kernel %u us, "
             "copy both ways %.0f us)\n", "", "", 1e6 / fps,
-            1e6 / fps / overlap_floor_us (c), busy_us (c),
-            c->size / (c->bidir / 2 * 1e3));
+            median (res->overlap, res->n), busy_us (c),
+            c->size / (median (res->limit_both, res->n) / 2 * 1e3));
       g_free (res->note);
     }
   }
@@ -792,6 +822,8 @@ main (int argc, char **argv)
       g_free (path);
     }
   }
+  limit_bench_clear (&lb);
+
   if (json->str[json->len - 2] == ',')
     g_string_truncate (json, json->len - 2);
   g_string_append (json, "\n  ]\n}\n");

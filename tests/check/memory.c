@@ -316,8 +316,9 @@ GST_START_TEST (test_per_buffer_path_never_waits)
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 1280, 720);
   gst_harness_set_caps (h, gst_video_info_to_caps (&info),
       gst_video_info_to_caps (&info));
-  /* Warm up: pools allocated, events made. */
-  for (i = 0; i < 8; i++) {
+  /* Warm up: pools allocated, and as many events made as the buffers of
+   * all pools keep alive (each holds the fences of its last users). */
+  for (i = 0; i < 32; i++) {
     in = gst_harness_create_buffer (h, info.size);
     gst_buffer_unref (gst_harness_push_and_pull (h, in));
   }
