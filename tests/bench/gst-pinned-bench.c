@@ -71,22 +71,28 @@ typedef struct
 } Row;
 
 static const Row rows[] = {
-  {"upload", "benchframesrc name=src ! @CAPS@ ! pinnedupload ! fakesink "
-        "name=sink sync=false", BENCH_SOURCE_POOL, DIR_UP, "peer-upload",
-      FALSE, FALSE},
-  {"download", "benchframesrc name=src ! @CAPS@ ! pinneddownload ! fakesink "
-        "name=sink sync=false", BENCH_SOURCE_DEVICE, DIR_DOWN, "peer-download",
-      FALSE, FALSE},
-  {"roundtrip", "benchframesrc name=src ! @CAPS@ ! pinnedupload ! "
-        "pinneddownload ! fakesink name=sink sync=false", BENCH_SOURCE_POOL,
-      DIR_BOTH, "peer-roundtrip", FALSE, FALSE},
+  {"upload", "benchframesrc name=src ! @CAPS@ ! pinnedupload @POOL@ ! "
+        "fakesink name=sink sync=false", BENCH_SOURCE_POOL, DIR_UP,
+      "peer-upload", FALSE, FALSE},
+  {"download", "benchframesrc name=src ! @CAPS@ ! pinneddownload @POOL@ ! "
+        "fakesink name=sink sync=false", BENCH_SOURCE_DEVICE, DIR_DOWN,
+      "peer-download", FALSE, FALSE},
+  {"roundtrip", "benchframesrc name=src ! @CAPS@ ! pinnedupload @POOL@ ! "
+        "pinneddownload @POOL@ ! fakesink name=sink sync=false",
+      BENCH_SOURCE_POOL, DIR_BOTH, "peer-roundtrip", FALSE, FALSE},
+  /* The same with a streaming thread for each element. */
+  {"roundtrip-queue", "benchframesrc name=src ! @CAPS@ ! pinnedupload "
+        "@POOL@ ! queue max-size-buffers=4 ! pinneddownload @POOL@ ! queue "
+        "max-size-buffers=4 ! fakesink name=sink sync=false",
+      BENCH_SOURCE_POOL, DIR_BOTH, "peer-roundtrip", FALSE, FALSE},
   {"upload-pageable", "benchframesrc name=src ! @CAPS@ ! pinnedupload ! "
         "fakesink name=sink sync=false", BENCH_SOURCE_PAGEABLE, DIR_UP,
       "peer-upload", FALSE, FALSE},
   /* A kernel as long as a copy between the copies: on own streams the
    * three overlap, on the shared stream they take turns. */
-  {"overlap", "benchframesrc name=src ! @CAPS@ ! pinnedupload ! pinnedbusy "
-        "busy-us=@BUSY@ ! pinneddownload ! fakesink name=sink sync=false",
+  {"overlap", "benchframesrc name=src ! @CAPS@ ! pinnedupload @POOL@ ! "
+        "pinnedbusy busy-us=@BUSY@ ! pinneddownload @POOL@ ! fakesink "
+        "name=sink sync=false",
       BENCH_SOURCE_POOL, DIR_BOTH, NULL, FALSE, FALSE},
   {"overlap-serial", "benchframesrc name=src ! @CAPS@ ! pinnedupload "
         "shared-stream=true ! pinnedbusy busy-us=@BUSY@ shared-stream=true ! "
@@ -161,8 +167,10 @@ static struct
   gchar *csv;
   gchar *json;
   gchar *timeline;
+  gint pool_size;
+  gint limit_rotate;
 } opts = {
-  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL
+  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, 0
 };
 
 static gdouble
@@ -292,6 +300,66 @@ limit_median (LimitBench * lb, gsize size, Direction dir)
   return median (samples, G_N_ELEMENTS (samples));
 }
 
+/* The limit when each copy uses the next of @n frame-sized buffers, as a
+ * stream of frames does, instead of the same one. */
+static void
+print_rotating_limit (gsize size, guint n)
+{
+  gpointer host[32], dev[32];
+  cudaStream_t s1, s2;
+  cudaEvent_t start, stop, joined;
+  gdouble results[3][5];
+  guint i, k, d;
+  guint copies = CLAMP ((512u << 20) / size, 8, 512);
+
+  n = CLAMP (n, 1, 16);
+  for (i = 0; i < 2 * n; i++) {
+    CHECK (cudaHostAlloc (&host[i], size, cudaHostAllocPortable));
+    CHECK (cudaMalloc (&dev[i], size));
+    memset (host[i], i, size);
+  }
+  CHECK (cudaStreamCreateWithFlags (&s1, cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&s2, cudaStreamNonBlocking));
+  CHECK (cudaEventCreate (&start));
+  CHECK (cudaEventCreate (&stop));
+  CHECK (cudaEventCreateWithFlags (&joined, cudaEventDisableTiming));
+  for (d = 0; d < 3; d++) {
+    for (k = 0; k < 5; k++) {
+      gfloat ms = 0;
+
+      CHECK (cudaEventRecord (start, s1));
+      CHECK (cudaStreamWaitEvent (s2, start, 0));
+      for (i = 0; i < copies; i++) {
+        if (d != DIR_DOWN)
+          CHECK (cudaMemcpyAsync (dev[i % n], host[i % n], size,
+                  cudaMemcpyHostToDevice, s1));
+        if (d != DIR_UP)
+          CHECK (cudaMemcpyAsync (host[n + i % n], dev[n + i % n], size,
+                  cudaMemcpyDeviceToHost, d == DIR_BOTH ? s2 : s1));
+      }
+      CHECK (cudaEventRecord (joined, s2));
+      CHECK (cudaStreamWaitEvent (s1, joined, 0));
+      CHECK (cudaEventRecord (stop, s1));
+      CHECK (cudaEventSynchronize (stop));
+      CHECK (cudaEventElapsedTime (&ms, start, stop));
+      results[d][k] = (d == DIR_BOTH ? 2.0 : 1.0) * size * copies /
+          (ms / 1e3) / 1e9;
+    }
+  }
+  g_print ("limit rotating over %u buffers of %" G_GSIZE_FORMAT " bytes each "
+      "way (GB/s): H2D %.1f D2H %.1f both %.1f\n", n, size,
+      median (results[0], 5), median (results[1], 5), median (results[2], 5));
+  CHECK (cudaEventDestroy (start));
+  CHECK (cudaEventDestroy (stop));
+  CHECK (cudaEventDestroy (joined));
+  CHECK (cudaStreamDestroy (s1));
+  CHECK (cudaStreamDestroy (s2));
+  for (i = 0; i < 2 * n; i++) {
+    CHECK (cudaFreeHost (host[i]));
+    CHECK (cudaFree (dev[i]));
+  }
+}
+
 /* A short limit measurement next to a pipeline run: median of 3 samples of
  * about 64 MiB each. */
 static gdouble
@@ -406,15 +474,22 @@ static gchar *
 make_launch (const Config * c, const Row * row, const gchar * caps)
 {
   gchar *busy = g_strdup_printf ("%u", busy_us (c));
+  gchar *pool = opts.pool_size ?
+      g_strdup_printf ("pool-size=%d", opts.pool_size) : g_strdup ("");
   gchar **a = g_strsplit (row->launch, "@CAPS@", -1);
   gchar *tmp = g_strjoinv (caps, a);
   gchar **b = g_strsplit (tmp, "@BUSY@", -1);
-  gchar *ret = g_strjoinv (busy, b);
+  gchar *tmp2 = g_strjoinv (busy, b);
+  gchar **d = g_strsplit (tmp2, "@POOL@", -1);
+  gchar *ret = g_strjoinv (pool, d);
 
   g_strfreev (a);
   g_strfreev (b);
+  g_strfreev (d);
   g_free (tmp);
+  g_free (tmp2);
   g_free (busy);
+  g_free (pool);
   return ret;
 }
 
@@ -618,6 +693,11 @@ main (int argc, char **argv)
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &opts.csv, "Write CSV here", NULL},
     {"json", 0, 0, G_OPTION_ARG_FILENAME, &opts.json, "Write JSON here",
         NULL},
+    {"pool-size", 0, 0, G_OPTION_ARG_INT, &opts.pool_size,
+        "pool-size of our elements (default: theirs)", "N"},
+    {"limit-rotate", 0, 0, G_OPTION_ARG_INT, &opts.limit_rotate,
+          "Also measure the limit with copies rotating over N frame-sized "
+          "buffers each way, as a stream of frames does", "N"},
     {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &opts.timeline,
           "Record the overlap rows of the last size as GPU timelines: "
           "PREFIX-overlap.json and PREFIX-serial.json", "PREFIX"},
@@ -682,6 +762,18 @@ main (int argc, char **argv)
       "64 MiB H2D %.1f D2H %.1f both %.1f; 256 MiB H2D %.1f D2H %.1f "
       "both %.1f\n", big_h2d, big_d2h, big_bidir, huge_h2d, huge_d2h,
       huge_bidir);
+  if (opts.limit_rotate > 0) {
+    for (i = 0; i < configs->len; i++) {
+      Config *c = g_ptr_array_index (configs, i);
+
+      g_print ("limit with one buffer each way for %" G_GSIZE_FORMAT
+          " bytes (GB/s): H2D %.1f D2H %.1f both %.1f\n", c->size,
+          limit_median (&lb, c->size, DIR_UP),
+          limit_median (&lb, c->size, DIR_DOWN),
+          limit_median (&lb, c->size, DIR_BOTH));
+      print_rotating_limit (c->size, opts.limit_rotate);
+    }
+  }
   if (!have_nvcodec)
     g_print ("nvcodec (cudaupload/cudadownload) is not available: the peer "
         "rows are skipped\n");

@@ -5,7 +5,7 @@
 # GStreamer installed it runs as it is.
 #
 #   tests/gpu/run.sh [STEP ...]     steps: device suite sanitizer inspect
-#                                          example demo bench tracers
+#                                          example demo bench tracers depth
 #                                          (default: device suite sanitizer
 #                                          inspect)
 # BENCH_ARGS passes options to the benchmark (see gst-pinned-bench --help).
@@ -84,6 +84,11 @@ for step in "${steps[@]}"; do
         > "$OUT/bench.txt" 2> >(tail -200 > "$OUT/bench.err")
       summary+=("bench: rc $?")
       cat "$OUT/bench.txt"
+      ;;
+    depth)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      LD_LIBRARY_PATH=$libpath OUT=$OUT bash tests/bench/depth.sh > /dev/null
+      summary+=("depth: see depth.txt")
       ;;
     tracers)
       export GST_PLUGIN_PATH_1_0=$top/build/gst
