@@ -12,6 +12,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad
   gobject-introspection libgirepository1.0-dev
+  python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 )
 missing=()
 for p in "${packages[@]}"; do
