@@ -114,8 +114,7 @@ main (int argc, char **argv)
       gst_pinned_context_push (context, NULL);
       gst_pinned_cuda_result (cudaStreamCreateWithFlags (&cuda_stream,
               cudaStreamNonBlocking), NULL);
-      gst_pinned_cuda_result (cudaMalloc ((void **) &sum, sizeof (*sum)),
-          NULL);
+      gst_pinned_cuda_result (cudaMalloc ((void **) &sum, sizeof (*sum)), NULL);
       gst_pinned_cuda_result (cudaMemsetAsync (sum, 0, sizeof (*sum),
               cuda_stream), NULL);
       gst_pinned_context_pop (context);

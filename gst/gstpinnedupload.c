@@ -281,8 +281,7 @@ gst_pinned_upload_query (GstBaseTransform * trans, GstPadDirection direction,
 }
 
 static gboolean
-gst_pinned_upload_decide_allocation (GstBaseTransform * trans,
-    GstQuery * query)
+gst_pinned_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   GstPinnedUpload *self = GST_PINNED_UPLOAD (trans);
   GstCaps *caps;

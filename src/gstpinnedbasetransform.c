@@ -495,8 +495,7 @@ gst_pinned_base_transform_begin_span (GstPinnedBaseTransform * self,
   if (priv->stream == NULL)
     return NULL;
 
-  return gst_pinned_timeline_begin (priv->stream, GST_OBJECT_NAME (self),
-      what);
+  return gst_pinned_timeline_begin (priv->stream, GST_OBJECT_NAME (self), what);
 }
 
 /**

@@ -151,8 +151,7 @@ gst_pinned_buffer_record_fence (GstBuffer * buffer, GstPinnedStream * stream,
  * Since: 0.1
  */
 gboolean
-gst_pinned_buffer_wait (GstBuffer * buffer, GstMapFlags access,
-    GError ** error)
+gst_pinned_buffer_wait (GstBuffer * buffer, GstMapFlags access, GError ** error)
 {
   guint i, n;
 

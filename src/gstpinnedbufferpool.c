@@ -282,6 +282,5 @@ gst_pinned_buffer_pool_take_error (GstBufferPool * pool, GError ** error)
     allocator = GST_PINNED_DEVICE_BUFFER_POOL (pool)->allocator;
 
   return allocator != NULL &&
-      gst_pinned_allocator_take_error (GST_PINNED_ALLOCATOR (allocator),
-      error);
+      gst_pinned_allocator_take_error (GST_PINNED_ALLOCATOR (allocator), error);
 }

@@ -110,8 +110,7 @@ gst_pinned_filter_propose_allocation (GstBaseTransform * trans,
 }
 
 static gboolean
-gst_pinned_filter_decide_allocation (GstBaseTransform * trans,
-    GstQuery * query)
+gst_pinned_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   GstPinnedFilter *self = GST_PINNED_FILTER (trans);
   GstPinnedFilterPrivate *priv = GET_PRIV (self);

@@ -249,6 +249,5 @@ gst_pinned_stream_synchronize (GstPinnedStream * stream, GError ** error)
 
   ensure_debug_category ();
 
-  return gst_pinned_cuda_result (cudaStreamSynchronize (stream->handle),
-      error);
+  return gst_pinned_cuda_result (cudaStreamSynchronize (stream->handle), error);
 }

@@ -253,8 +253,7 @@ copy_planes (GstPinnedStream * stream, const GstVideoInfo * info, Side * src,
 
     if (rows == 1) {
       if (!gst_pinned_cuda_result (cudaMemcpyAsync (d, s, width,
-                  copy_kind (src->device[si], dst->device[di]), handle),
-              error))
+                  copy_kind (src->device[si], dst->device[di]), handle), error))
         return FALSE;
     } else if (!gst_pinned_cuda_result (cudaMemcpy2DAsync (d, dst->stride[p],
                 s, src->stride[p], width, rows, copy_kind (src->device[si],

@@ -696,10 +696,10 @@ main (int argc, char **argv)
     {"pool-size", 0, 0, G_OPTION_ARG_INT, &opts.pool_size,
         "pool-size of our elements (default: theirs)", "N"},
     {"limit-rotate", 0, 0, G_OPTION_ARG_INT, &opts.limit_rotate,
-          "Also measure the limit with copies rotating over N frame-sized "
+        "Also measure the limit with copies rotating over N frame-sized "
           "buffers each way, as a stream of frames does", "N"},
     {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &opts.timeline,
-          "Record the overlap rows of the last size as GPU timelines: "
+        "Record the overlap rows of the last size as GPU timelines: "
           "PREFIX-overlap.json and PREFIX-serial.json", "PREFIX"},
     {NULL}
   };
@@ -780,8 +780,7 @@ main (int argc, char **argv)
 
   csv = g_string_new ("format,width,height,frame_bytes,row,frames_per_s,"
       "gb_per_s,limit_gb_per_s,ratio_limit,ratio_peer,cpu_us_per_buffer,"
-      "cpu_cores,spread,repeats,verified,period_us,overlap_floor_us,"
-      "note\n");
+      "cpu_cores,spread,repeats,verified,period_us,overlap_floor_us," "note\n");
   json = g_string_new (NULL);
   g_string_append_printf (json, "{\n  \"device\": \"%s\",\n  \"date\": \"%s\","
       "\n  \"limit_64MiB\": {\"h2d\": %.2f, \"d2h\": %.2f, \"both\": %.2f},"
@@ -838,8 +837,7 @@ main (int argc, char **argv)
       Result *peer_res = peer ? &results[peer - rows] : NULL;
       gdouble fps = median (res->fps, res->n);
       gdouble gbps = fps * bytes_per_frame (c, row) / 1e9;
-      gdouble limit = res->n ? median (res->limit, res->n) :
-          limit_for (c, row);
+      gdouble limit = res->n ? median (res->limit, res->n) : limit_for (c, row);
       gdouble ratio = median (res->ratio, res->n);
       gdouble peer_fps = peer_res ? median (peer_res->fps, peer_res->n) : 0;
       gchar *size = g_strdup_printf ("%dx%d", c->width, c->height);

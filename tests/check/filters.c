@@ -25,6 +25,7 @@
 #include "convert.h"
 
 static const gchar *in_formats[] = { "NV12", "NV21", "I420", "YV12" };
+
 static const gchar *out_formats[] = { "RGBA", "BGRx", "ARGB", "xBGR", "RGBP",
   "BGRP"
 };

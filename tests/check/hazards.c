@@ -188,8 +188,7 @@ GST_START_TEST (test_download_map_waits_for_copy)
   in = gst_harness_create_buffer (h, info.size);
   pinned_test_fill_frame (in, &info, 1234);
 
-  pinned_test_delay_stream (stream_of (h->element, "pinneddownload"),
-      DELAY_MS);
+  pinned_test_delay_stream (stream_of (h->element, "pinneddownload"), DELAY_MS);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_if (gst_pinned_buffer_is_idle (out, GST_MAP_READ),
       "the download waited for its copy before pushing");
@@ -224,8 +223,7 @@ GST_START_TEST (test_download_unmapped_buffer_not_reused_early)
   in = gst_harness_create_buffer (h, info.size);
   pinned_test_fill_frame (in, &info, 77);
 
-  pinned_test_delay_stream (stream_of (h->element, "pinneddownload"),
-      DELAY_MS);
+  pinned_test_delay_stream (stream_of (h->element, "pinneddownload"), DELAY_MS);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out->pool != NULL);
   pool = gst_object_ref (out->pool);
@@ -257,8 +255,7 @@ GST_START_TEST (test_device_reuse_is_stream_ordered)
   GstBuffer *in[6], *out[6];
   guint i;
 
-  pinned_test_delay_stream (stream_of (h->element, "pinneddownload"),
-      DELAY_MS);
+  pinned_test_delay_stream (stream_of (h->element, "pinneddownload"), DELAY_MS);
   for (i = 0; i < G_N_ELEMENTS (in); i++) {
     in[i] = gst_harness_create_buffer (h, info.size);
     pinned_test_fill_frame (in[i], &info, 500 + i);

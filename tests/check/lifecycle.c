@@ -218,8 +218,7 @@ run_pipeline (const gchar * launch, GstElement ** pipeline_out)
   GstMessage *msg;
   GstBus *bus;
 
-  fail_unless (pipeline != NULL, "%s: %s", launch,
-      error ? error->message : "");
+  fail_unless (pipeline != NULL, "%s: %s", launch, error ? error->message : "");
   bus = gst_element_get_bus (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
@@ -254,8 +253,7 @@ assert_error (GstMessage * msg, const gchar * source_factory, gint code,
   fail_unless_equals_int (error->code, code);
   fail_unless (strstr (error->message, text_part) != NULL, "message: %s",
       error->message);
-  fail_unless (debug && strstr (debug, debug_part) != NULL, "debug: %s",
-      debug);
+  fail_unless (debug && strstr (debug, debug_part) != NULL, "debug: %s", debug);
   g_error_free (error);
   g_free (debug);
 }

@@ -124,8 +124,7 @@ GST_START_TEST (test_free_waits_for_fences)
   pinned_test_fill_bytes (src, 0x3c);
 
   pinned_test_delay_stream (stream, DELAY_MS);
-  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dst,
-          NULL));
+  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dst, NULL));
   fence = gst_pinned_memory_get_write_fence ((GstPinnedMemory *)
       gst_buffer_peek_memory (dst, 0));
   fail_unless (fence != NULL);
@@ -166,8 +165,7 @@ GST_START_TEST (test_device_memory_maps)
   pinned_test_fill_bytes (src, 0x42);
 
   pinned_test_delay_stream (stream, DELAY_MS);
-  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dev,
-          NULL));
+  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dev, NULL));
 
   fail_unless (gst_buffer_map (dev, &map, GST_MAP_READ | GST_MAP_PINNED_GPU));
   fail_unless (map.data == mem->data);
@@ -210,8 +208,7 @@ GST_START_TEST (test_shared_memory_keeps_fences)
   pinned_test_fill_bytes (src, 0x99);
 
   pinned_test_delay_stream (stream, DELAY_MS);
-  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dst,
-          NULL));
+  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dst, NULL));
   sub = gst_buffer_copy_region (dst, GST_BUFFER_COPY_MEMORY, 1000, 5000);
   fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (sub, 0)));
   fail_if (gst_pinned_buffer_is_idle (sub, GST_MAP_READ));
@@ -252,8 +249,7 @@ GST_START_TEST (test_foreign_pinned_source_is_waited_for)
   dst = gst_buffer_new_allocate (device, info.size, NULL);
 
   pinned_test_delay_stream (stream, DELAY_MS);
-  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dst,
-          NULL));
+  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dst, NULL));
   fail_unless (gst_buffer_map (src, &map, GST_MAP_WRITE));
   memset (map.data, 0x00, map.size);
   gst_buffer_unmap (src, &map);

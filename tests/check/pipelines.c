@@ -74,15 +74,13 @@ run_collect (const gchar * launch, GstVideoInfo * info)
     GstBuffer *buf = gst_sample_get_buffer (sample);
     GstMapInfo map;
 
-    fail_unless (gst_video_info_from_caps (info,
-            gst_sample_get_caps (sample)));
+    fail_unless (gst_video_info_from_caps (info, gst_sample_get_caps (sample)));
     fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
     g_ptr_array_add (frames, gst_buffer_new_memdup (map.data, map.size));
     gst_buffer_unmap (buf, &map);
     gst_sample_unref (sample);
   }
-  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s: no EOS",
-      launch);
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s: no EOS", launch);
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (sink);
@@ -156,8 +154,7 @@ GST_END_TEST;
  * it receives is page-locked. */
 GST_START_TEST (test_early_allocation_query_gets_pinned_pool)
 {
-  compare_pipelines ("format=NV12,width=1280,height=720", "smpte", FALSE,
-      TRUE);
+  compare_pipelines ("format=NV12,width=1280,height=720", "smpte", FALSE, TRUE);
   compare_pipelines ("format=RGBA,width=641,height=479", "ball", TRUE, TRUE);
 }
 

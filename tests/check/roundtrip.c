@@ -68,8 +68,7 @@ make_input (GstHarness * h, const GstVideoInfo * info, GstCaps * caps,
   switch (source) {
     case SOURCE_POOL:
       buf = gst_harness_create_buffer (h, info->size);
-      fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (buf,
-                  0)));
+      fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (buf, 0)));
       pinned_test_fill_frame (buf, info, seed);
       break;
     case SOURCE_POOL_PADDED:{
@@ -80,8 +79,7 @@ make_input (GstHarness * h, const GstVideoInfo * info, GstCaps * caps,
       guint size;
 
       fail_unless (gst_pad_peer_query (h->srcpad, query));
-      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, NULL,
-          NULL);
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, NULL, NULL);
       gst_video_alignment_reset (&align);
       align.padding_right = 7;
       align.padding_left = 2;
@@ -97,8 +95,7 @@ make_input (GstHarness * h, const GstVideoInfo * info, GstCaps * caps,
       fail_unless (gst_buffer_pool_set_active (pool, TRUE));
       fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
               NULL), GST_FLOW_OK);
-      fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (buf,
-                  0)));
+      fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (buf, 0)));
       pinned_test_fill_frame (buf, info, seed);
       /* The pool lives on while its buffer does. */
       gst_buffer_pool_set_active (pool, FALSE);

@@ -81,21 +81,33 @@ static GList *streams;
 static guint64 copy_delay_us;
 static gint n_devices = -1;
 static guint64 device_memory = G_GUINT64_CONSTANT (16) << 30;
-static guint64 device_used[64];
+     static
+         guint64
+         device_used[64];
 
-static __thread gint current_device;
-static __thread cudaError_t last_error;
+     static __thread
+         gint
+         current_device;
+     static __thread
+         cudaError_t
+         last_error;
 
-typedef struct
-{
-  dim3 grid, block;
-  size_t shmem;
-  cudaStream_t stream;
-} LaunchConfig;
-static __thread LaunchConfig launch_config;
+     typedef struct
+     {
+       dim3
+           grid,
+           block;
+       size_t
+           shmem;
+       cudaStream_t
+           stream;
+     } LaunchConfig;
+     static __thread
+         LaunchConfig
+         launch_config;
 
-static void
-ensure_init_locked (void)
+     static void
+     ensure_init_locked (void)
 {
   const gchar *env;
 
@@ -760,8 +772,7 @@ cudaStreamQuery (cudaStream_t stream)
 }
 
 cudaError_t CUDARTAPI
-cudaStreamWaitEvent (cudaStream_t stream, cudaEvent_t event,
-    unsigned int flags)
+cudaStreamWaitEvent (cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
   Op *op;
 
@@ -1208,12 +1219,10 @@ cudaMemcpyAsync (void *dst, const void *src, size_t count,
 
 cudaError_t CUDARTAPI
 cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t spitch,
-    size_t width, size_t height, enum cudaMemcpyKind kind,
-    cudaStream_t stream)
+    size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
   ENTER (TRUE);
-  return copy_2d (dst, dpitch, src, spitch, width, height, kind, stream,
-      FALSE);
+  return copy_2d (dst, dpitch, src, spitch, width, height, kind, stream, FALSE);
 }
 
 cudaError_t CUDARTAPI
@@ -1286,9 +1295,8 @@ void CUDARTAPI __cudaRegisterVar (void **handle, char *hostVar,
 unsigned CUDARTAPI __cudaPushCallConfiguration (dim3 grid, dim3 block,
     size_t shmem, struct CUstream_st *stream);
 cudaError_t CUDARTAPI __cudaPopCallConfiguration (dim3 * grid, dim3 * block,
-    size_t * shmem, void *stream);
-cudaError_t CUDARTAPI __cudaGetKernel (cudaKernel_t * kernel,
-    const void *func);
+    size_t *shmem, void *stream);
+cudaError_t CUDARTAPI __cudaGetKernel (cudaKernel_t * kernel, const void *func);
 cudaError_t CUDARTAPI __cudaLaunchKernel (cudaKernel_t kernel, dim3 grid,
     dim3 block, void **args, size_t shmem, cudaStream_t stream);
 
@@ -1323,8 +1331,7 @@ __cudaRegisterFunction (void **handle, const char *hostFun, char *deviceFun,
 {
   g_mutex_lock (&lock);
   ensure_init_locked ();
-  g_hash_table_insert (kernel_names, (gpointer) hostFun,
-      g_strdup (deviceName));
+  g_hash_table_insert (kernel_names, (gpointer) hostFun, g_strdup (deviceName));
   g_mutex_unlock (&lock);
 }
 
@@ -1346,7 +1353,7 @@ __cudaPushCallConfiguration (dim3 grid, dim3 block, size_t shmem,
 }
 
 cudaError_t CUDARTAPI
-__cudaPopCallConfiguration (dim3 * grid, dim3 * block, size_t * shmem,
+__cudaPopCallConfiguration (dim3 * grid, dim3 * block, size_t *shmem,
     void *stream)
 {
   *grid = launch_config.grid;
