@@ -47,22 +47,10 @@
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_download_debug);
 #define GST_CAT_DEFAULT gst_pinned_download_debug
 
-#define DEFAULT_POOL_SIZE 4
-
-enum
-{
-  PROP_0,
-  PROP_POOL_SIZE,
-  PROP_LAST
-};
-
-static GParamSpec *properties[PROP_LAST];
-
 struct _GstPinnedDownload
 {
   GstPinnedBaseTransform parent;
 
-  guint pool_size;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -84,42 +72,6 @@ G_DEFINE_TYPE_WITH_CODE (GstPinnedDownload, gst_pinned_download,
         "Download from CUDA device memory"));
 GST_ELEMENT_REGISTER_DEFINE (pinneddownload, "pinneddownload", GST_RANK_NONE,
     GST_TYPE_PINNED_DOWNLOAD);
-
-static void
-gst_pinned_download_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (object);
-
-  switch (prop_id) {
-    case PROP_POOL_SIZE:
-      GST_OBJECT_LOCK (self);
-      self->pool_size = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static void
-gst_pinned_download_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (object);
-
-  switch (prop_id) {
-    case PROP_POOL_SIZE:
-      GST_OBJECT_LOCK (self);
-      g_value_set_uint (value, self->pool_size);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
 
 static GstCaps *
 gst_pinned_download_transform_caps (GstBaseTransform * trans,
@@ -181,9 +133,8 @@ gst_pinned_download_decide_allocation (GstBaseTransform * trans,
   if (caps == NULL || !gst_video_info_from_caps (&info, caps))
     return FALSE;
 
-  GST_OBJECT_LOCK (self);
-  pool_size = self->pool_size;
-  GST_OBJECT_UNLOCK (self);
+  pool_size = gst_pinned_base_transform_get_pool_size
+      (GST_PINNED_BASE_TRANSFORM (self));
 
   /* Always our own page-locked pool: a DMA copy into any other memory is
    * staged and synchronous. Honour downstream's wish for more buffers. */
@@ -250,28 +201,8 @@ gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 static void
 gst_pinned_download_class_init (GstPinnedDownloadClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-
-  gobject_class->set_property = gst_pinned_download_set_property;
-  gobject_class->get_property = gst_pinned_download_get_property;
-
-  /**
-   * GstPinnedDownload:pool-size:
-   *
-   * How many page-locked output buffers are allocated when the pool is
-   * activated: the number of downloads that can be in flight before the
-   * element waits for the oldest one.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_POOL_SIZE] =
-      g_param_spec_uint ("pool-size", "Pool size",
-      "Page-locked output buffers allocated up front", 1, 64,
-      DEFAULT_POOL_SIZE,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (gobject_class, PROP_LAST, properties);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -292,5 +223,4 @@ gst_pinned_download_class_init (GstPinnedDownloadClass * klass)
 static void
 gst_pinned_download_init (GstPinnedDownload * self)
 {
-  self->pool_size = DEFAULT_POOL_SIZE;
 }

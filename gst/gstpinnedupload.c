@@ -49,22 +49,9 @@
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_upload_debug);
 #define GST_CAT_DEFAULT gst_pinned_upload_debug
 
-#define DEFAULT_POOL_SIZE 4
-
-enum
-{
-  PROP_0,
-  PROP_POOL_SIZE,
-  PROP_LAST
-};
-
-static GParamSpec *properties[PROP_LAST];
-
 struct _GstPinnedUpload
 {
   GstPinnedBaseTransform parent;
-
-  guint pool_size;
 
   /* Page-locked pool offered upstream; kept while its caps hold, since
    * page-locking is slow. */
@@ -94,42 +81,6 @@ G_DEFINE_TYPE_WITH_CODE (GstPinnedUpload, gst_pinned_upload,
         "Upload to CUDA device memory"));
 GST_ELEMENT_REGISTER_DEFINE (pinnedupload, "pinnedupload", GST_RANK_NONE,
     GST_TYPE_PINNED_UPLOAD);
-
-static void
-gst_pinned_upload_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstPinnedUpload *self = GST_PINNED_UPLOAD (object);
-
-  switch (prop_id) {
-    case PROP_POOL_SIZE:
-      GST_OBJECT_LOCK (self);
-      self->pool_size = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static void
-gst_pinned_upload_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstPinnedUpload *self = GST_PINNED_UPLOAD (object);
-
-  switch (prop_id) {
-    case PROP_POOL_SIZE:
-      GST_OBJECT_LOCK (self);
-      g_value_set_uint (value, self->pool_size);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
 
 static void
 clear_pool (GstBufferPool ** pool)
@@ -210,9 +161,8 @@ gst_pinned_upload_propose_allocation (GstBaseTransform * trans,
   if (context == NULL)
     return TRUE;
 
-  GST_OBJECT_LOCK (self);
-  pool_size = self->pool_size;
-  GST_OBJECT_UNLOCK (self);
+  pool_size = gst_pinned_base_transform_get_pool_size
+      (GST_PINNED_BASE_TRANSFORM (self));
 
   /* An active pool cannot be reconfigured by the next upstream: offer it
    * again only while it is idle and its caps still hold. */
@@ -301,9 +251,8 @@ gst_pinned_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
    * flight the upload's stream waits for them. Measured on the H100:
    * upload ! busy kernel ! download ran 13 % over the longest stage with
    * 4 device frames. */
-  GST_OBJECT_LOCK (self);
-  min = MAX (min, 2 * self->pool_size);
-  GST_OBJECT_UNLOCK (self);
+  min = MAX (min, 2 * gst_pinned_base_transform_get_pool_size
+      (GST_PINNED_BASE_TRANSFORM (self)));
 
   clear_pool (&self->device_pool);
   self->device_size = MAX (size, info.size);
@@ -428,26 +377,7 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
-  gobject_class->set_property = gst_pinned_upload_set_property;
-  gobject_class->get_property = gst_pinned_upload_get_property;
   gobject_class->finalize = gst_pinned_upload_finalize;
-
-  /**
-   * GstPinnedUpload:pool-size:
-   *
-   * How many page-locked buffers the pool offered upstream allocates when it
-   * is activated: the number of frames that can be in flight (being
-   * written, queued or copied) before the source waits for a copy. The
-   * device pool holds twice as many frames.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_POOL_SIZE] =
-      g_param_spec_uint ("pool-size", "Pool size",
-      "Page-locked buffers allocated up front in the pool offered upstream",
-      1, 64, DEFAULT_POOL_SIZE,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (gobject_class, PROP_LAST, properties);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -472,5 +402,4 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
 static void
 gst_pinned_upload_init (GstPinnedUpload * self)
 {
-  self->pool_size = DEFAULT_POOL_SIZE;
 }

@@ -32,12 +32,14 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_base_transform_debug);
 
 #define DEFAULT_DEVICE_ID GST_PINNED_DEVICE_ID_ANY
 #define DEFAULT_SHARED_STREAM FALSE
+#define DEFAULT_POOL_SIZE 4
 
 enum
 {
   PROP_0,
   PROP_DEVICE_ID,
   PROP_SHARED_STREAM,
+  PROP_POOL_SIZE,
   PROP_LAST
 };
 
@@ -47,6 +49,7 @@ typedef struct
 {
   gint device_id;
   gboolean shared_stream;
+  guint pool_size;
   GstPinnedContext *context;
   GstPinnedStream *stream;
   GstVideoInfo in_info;
@@ -82,6 +85,11 @@ gst_pinned_base_transform_set_property (GObject * object, guint prop_id,
       priv->shared_stream = g_value_get_boolean (value);
       GST_OBJECT_UNLOCK (object);
       break;
+    case PROP_POOL_SIZE:
+      GST_OBJECT_LOCK (object);
+      priv->pool_size = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (object);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -103,6 +111,11 @@ gst_pinned_base_transform_get_property (GObject * object, guint prop_id,
     case PROP_SHARED_STREAM:
       GST_OBJECT_LOCK (object);
       g_value_set_boolean (value, priv->shared_stream);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    case PROP_POOL_SIZE:
+      GST_OBJECT_LOCK (object);
+      g_value_set_uint (value, priv->pool_size);
       GST_OBJECT_UNLOCK (object);
       break;
     default:
@@ -330,6 +343,24 @@ gst_pinned_base_transform_class_init (GstPinnedBaseTransformClass * klass)
       "(serialises with other elements that do; for comparison)",
       DEFAULT_SHARED_STREAM,
       G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedBaseTransform:pool-size:
+   *
+   * How many frames can be in flight through the element: the buffers its
+   * pools allocate when activated. pinnedupload offers a page-locked pool of
+   * this many buffers upstream and keeps twice as many device frames;
+   * pinneddownload outputs from a page-locked pool of this many; a filter
+   * keeps twice as many output frames (in-place filters have no pool). When
+   * they are all in flight, the element waits for the oldest: backpressure.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_POOL_SIZE] =
+      g_param_spec_uint ("pool-size", "Pool size",
+      "Frames in flight: buffers the element's pools allocate up front", 1,
+      64, DEFAULT_POOL_SIZE,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, PROP_LAST, properties);
 
   element_class->set_context =
@@ -351,6 +382,7 @@ gst_pinned_base_transform_init (GstPinnedBaseTransform * self)
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
 
   priv->device_id = DEFAULT_DEVICE_ID;
+  priv->pool_size = DEFAULT_POOL_SIZE;
   gst_video_info_init (&priv->in_info);
   gst_video_info_init (&priv->out_info);
 }
@@ -370,6 +402,30 @@ gst_pinned_base_transform_get_context (GstPinnedBaseTransform * self)
   g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
 
   return GET_PRIV (self)->context;
+}
+
+/**
+ * gst_pinned_base_transform_get_pool_size:
+ * @self: a #GstPinnedBaseTransform
+ *
+ * Returns: the element's #GstPinnedBaseTransform:pool-size
+ *
+ * Since: 0.1
+ */
+guint
+gst_pinned_base_transform_get_pool_size (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv;
+  guint pool_size;
+
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), 0);
+
+  priv = GET_PRIV (self);
+  GST_OBJECT_LOCK (self);
+  pool_size = priv->pool_size;
+  GST_OBJECT_UNLOCK (self);
+
+  return pool_size;
 }
 
 /**

@@ -126,8 +126,9 @@ gst_pinned_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, NULL);
   /* Output frames stay in use through the later GPU stages: enough that
-   * this stream does not wait for them (see pinnedupload's device pool). */
-  min = MAX (min, 8);
+   * this stream does not wait for them (as pinnedupload's device pool). */
+  min = MAX (min, 2 * gst_pinned_base_transform_get_pool_size
+      (GST_PINNED_BASE_TRANSFORM (self)));
 
   priv->pool = gst_pinned_base_transform_make_device_pool
       (GST_PINNED_BASE_TRANSFORM (self), caps, info.size, min);

@@ -54,6 +54,9 @@ GST_PINNED_API
 GstPinnedContext *   gst_pinned_base_transform_get_context  (GstPinnedBaseTransform * self);
 
 GST_PINNED_API
+guint                gst_pinned_base_transform_get_pool_size (GstPinnedBaseTransform * self);
+
+GST_PINNED_API
 GstPinnedStream *    gst_pinned_base_transform_get_stream   (GstPinnedBaseTransform * self);
 
 GST_PINNED_API
