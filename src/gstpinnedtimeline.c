@@ -48,8 +48,16 @@ struct _GstPinnedSpan
   cudaEvent_t end;
 };
 
+/* Read without the lock on every buffer: whether a timeline runs. */
+enum
+{
+  STATE_UNCHECKED,              /* GST_PINNED_TIMELINE not read yet */
+  STATE_OFF,
+  STATE_ON,
+};
+static gint state = STATE_UNCHECKED;
+
 static GMutex lock;
-static gboolean env_checked;
 static gchar *out_path;
 static guint max_spans;
 static guint n_spans;           /* begun, ended or not */
@@ -80,6 +88,7 @@ start_locked (const gchar * path, guint max)
   max_spans = max ? max : DEFAULT_MAX_SPANS;
   n_spans = 0;
   spans = g_ptr_array_new_with_free_func ((GDestroyNotify) span_free);
+  g_atomic_int_set (&state, STATE_ON);
   GST_INFO ("timeline to %s, at most %u spans", out_path, max_spans);
   return TRUE;
 }
@@ -103,7 +112,6 @@ gst_pinned_timeline_start (const gchar * path, guint max_spans_)
 
   ensure_debug_category ();
   g_mutex_lock (&lock);
-  env_checked = TRUE;
   ret = start_locked (path, max_spans_);
   g_mutex_unlock (&lock);
 
@@ -131,14 +139,18 @@ gst_pinned_timeline_begin (GstPinnedStream * stream, const gchar * track,
   GstPinnedSpan *span;
   gboolean ok;
 
+  if (g_atomic_int_get (&state) == STATE_OFF)
+    return NULL;
+
   g_mutex_lock (&lock);
-  if (!env_checked) {
+  if (g_atomic_int_get (&state) == STATE_UNCHECKED) {
     const gchar *env = g_getenv ("GST_PINNED_TIMELINE");
 
-    env_checked = TRUE;
     ensure_debug_category ();
     if (env && *env)
       start_locked (env, 0);
+    else
+      g_atomic_int_set (&state, STATE_OFF);
   }
   if (out_path == NULL || n_spans >= max_spans) {
     g_mutex_unlock (&lock);
@@ -321,6 +333,7 @@ gst_pinned_timeline_stop (void)
     g_ptr_array_unref (spans);
     spans = NULL;
     g_clear_pointer (&out_path, g_free);
+    g_atomic_int_set (&state, STATE_OFF);
   }
   g_mutex_unlock (&lock);
 
