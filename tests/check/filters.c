@@ -18,6 +18,7 @@
  * coefficients) and their fences; on a GPU the real kernels run. */
 
 #include <dlfcn.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <gst/app/gstappsink.h>
 #include "pinnedtest.h"
@@ -425,6 +426,65 @@ GST_START_TEST (test_shared_stream)
 
 GST_END_TEST;
 
+static guint
+count (const gchar * haystack, const gchar * needle)
+{
+  guint n = 0;
+
+  while ((haystack = strstr (haystack, needle))) {
+    n++;
+    haystack += strlen (needle);
+  }
+  return n;
+}
+
+/* The GPU timeline: one track per element, one span per element and
+ * frame, written when the timeline stops. */
+GST_START_TEST (test_timeline)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "pinned-timeline.json",
+      NULL);
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinnedbusy "
+      "busy-us=100 ! pinneddownload");
+  GstPinnedContext *ctx;
+  GstPinnedStream *stream;
+  GstVideoInfo info;
+  gchar *json = NULL;
+  guint i;
+
+  fail_unless (gst_pinned_timeline_start (path, 0));
+  fail_if (gst_pinned_timeline_start (path, 0), "a second timeline started");
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 64);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      gst_video_info_to_caps (&info));
+  for (i = 0; i < 5; i++) {
+    GstBuffer *in = gst_harness_create_buffer (h, info.size);
+
+    gst_buffer_unref (gst_harness_push_and_pull (h, in));
+  }
+  gst_harness_teardown (h);
+  fail_unless (gst_pinned_timeline_stop ());
+
+  fail_unless (g_file_get_contents (path, &json, NULL, NULL));
+  fail_unless_equals_int (count (json, "\"thread_name\""), 3);
+  fail_unless_equals_int (count (json, "\"ph\": \"X\""), 15);
+  fail_unless_equals_int (count (json, "\"H2D copy\""), 5);
+  fail_unless_equals_int (count (json, "\"kernel\""), 5);
+  fail_unless_equals_int (count (json, "\"D2H copy\""), 5);
+  /* Stopped: no more spans. */
+  ctx = gst_pinned_context_new (0, NULL);
+  stream = gst_pinned_stream_new (ctx, NULL);
+  fail_unless (gst_pinned_timeline_begin (stream, "x", "y") == NULL);
+  gst_pinned_stream_unref (stream);
+  gst_object_unref (ctx);
+
+  g_free (json);
+  g_unlink (path);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static Suite *
 filters_suite (void)
 {
@@ -439,6 +499,7 @@ filters_suite (void)
   tcase_add_test (tc, test_convert_needs_device_memory);
   tcase_add_test (tc, test_busy_in_place_and_ordered);
   tcase_add_test (tc, test_shared_stream);
+  tcase_add_test (tc, test_timeline);
 
   return s;
 }
