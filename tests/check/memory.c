@@ -110,21 +110,21 @@ GST_END_TEST;
 /* Freeing memory waits for the copy that still writes it. */
 GST_START_TEST (test_free_waits_for_fences)
 {
-  GstPinnedContext *ctx = open_context ();
-  GstPinnedStream *stream = gst_pinned_stream_new (ctx, NULL);
-  GstAllocator *host = gst_pinned_host_allocator_new (ctx);
-  GstAllocator *device = gst_pinned_device_allocator_new (ctx);
+  PinnedTestDevice d;
   GstVideoInfo info;
   GstBuffer *src, *dst;
   GstPinnedFence *fence;
 
+  pinned_test_device_init (&d);
+
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 512, 512);
-  src = gst_buffer_new_allocate (device, info.size, NULL);
-  dst = gst_buffer_new_allocate (host, info.size, NULL);
+  src = gst_buffer_new_allocate (d.device, info.size, NULL);
+  dst = gst_buffer_new_allocate (d.host, info.size, NULL);
   pinned_test_fill_bytes (src, 0x3c);
 
-  pinned_test_delay_stream (stream, DELAY_MS);
-  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dst, NULL));
+  pinned_test_delay_stream (d.stream, DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, src, dst,
+          NULL));
   fence = gst_pinned_memory_get_write_fence ((GstPinnedMemory *)
       gst_buffer_peek_memory (dst, 0));
   fail_unless (fence != NULL);
@@ -136,10 +136,7 @@ GST_START_TEST (test_free_waits_for_fences)
       "memory was freed while a copy still wrote it");
 
   gst_pinned_fence_unref (fence);
-  gst_object_unref (device);
-  gst_object_unref (host);
-  gst_pinned_stream_unref (stream);
-  gst_object_unref (ctx);
+  pinned_test_device_clear (&d);
 }
 
 GST_END_TEST;
@@ -148,24 +145,24 @@ GST_END_TEST;
  * CPU map goes through staging, waits for the writer and writes back. */
 GST_START_TEST (test_device_memory_maps)
 {
-  GstPinnedContext *ctx = open_context ();
-  GstPinnedStream *stream = gst_pinned_stream_new (ctx, NULL);
-  GstAllocator *host = gst_pinned_host_allocator_new (ctx);
-  GstAllocator *device = gst_pinned_device_allocator_new (ctx);
+  PinnedTestDevice d;
   GstVideoInfo info;
   GstBuffer *src, *dev, *back;
   GstPinnedMemory *mem;
   GstMapInfo map;
 
+  pinned_test_device_init (&d);
+
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 256, 256);
-  src = gst_buffer_new_allocate (host, info.size, NULL);
-  dev = gst_buffer_new_allocate (device, info.size, NULL);
-  back = gst_buffer_new_allocate (host, info.size, NULL);
+  src = gst_buffer_new_allocate (d.host, info.size, NULL);
+  dev = gst_buffer_new_allocate (d.device, info.size, NULL);
+  back = gst_buffer_new_allocate (d.host, info.size, NULL);
   mem = (GstPinnedMemory *) gst_buffer_peek_memory (dev, 0);
   pinned_test_fill_bytes (src, 0x42);
 
-  pinned_test_delay_stream (stream, DELAY_MS);
-  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dev, NULL));
+  pinned_test_delay_stream (d.stream, DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, src, dev,
+          NULL));
 
   fail_unless (gst_buffer_map (dev, &map, GST_MAP_READ | GST_MAP_PINNED_GPU));
   fail_unless (map.data == mem->data);
@@ -177,17 +174,14 @@ GST_START_TEST (test_device_memory_maps)
 
   /* CPU write: lands on the device at unmap. */
   pinned_test_fill_bytes (dev, 0x17);
-  fail_unless (gst_pinned_transfer_video_frame (stream, &info, dev, back,
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, dev, back,
           NULL));
   fail_unless (pinned_test_all_bytes (back, 0x17));
 
   gst_buffer_unref (src);
   gst_buffer_unref (dev);
   gst_buffer_unref (back);
-  gst_object_unref (device);
-  gst_object_unref (host);
-  gst_pinned_stream_unref (stream);
-  gst_object_unref (ctx);
+  pinned_test_device_clear (&d);
 }
 
 GST_END_TEST;
@@ -195,20 +189,20 @@ GST_END_TEST;
 /* A share carries the fences of the memory it was shared from. */
 GST_START_TEST (test_shared_memory_keeps_fences)
 {
-  GstPinnedContext *ctx = open_context ();
-  GstPinnedStream *stream = gst_pinned_stream_new (ctx, NULL);
-  GstAllocator *host = gst_pinned_host_allocator_new (ctx);
-  GstAllocator *device = gst_pinned_device_allocator_new (ctx);
+  PinnedTestDevice d;
   GstVideoInfo info;
   GstBuffer *src, *dst, *sub;
 
+  pinned_test_device_init (&d);
+
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 256, 256);
-  src = gst_buffer_new_allocate (device, info.size, NULL);
-  dst = gst_buffer_new_allocate (host, info.size, NULL);
+  src = gst_buffer_new_allocate (d.device, info.size, NULL);
+  dst = gst_buffer_new_allocate (d.host, info.size, NULL);
   pinned_test_fill_bytes (src, 0x99);
 
-  pinned_test_delay_stream (stream, DELAY_MS);
-  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dst, NULL));
+  pinned_test_delay_stream (d.stream, DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, src, dst,
+          NULL));
   sub = gst_buffer_copy_region (dst, GST_BUFFER_COPY_MEMORY, 1000, 5000);
   fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (sub, 0)));
   fail_if (gst_pinned_buffer_is_idle (sub, GST_MAP_READ));
@@ -217,10 +211,7 @@ GST_START_TEST (test_shared_memory_keeps_fences)
   gst_buffer_unref (sub);
   gst_buffer_unref (src);
   gst_buffer_unref (dst);
-  gst_object_unref (device);
-  gst_object_unref (host);
-  gst_pinned_stream_unref (stream);
-  gst_object_unref (ctx);
+  pinned_test_device_clear (&d);
 }
 
 GST_END_TEST;
@@ -229,27 +220,28 @@ GST_END_TEST;
  * returns only once the copy no longer needs it. */
 GST_START_TEST (test_foreign_pinned_source_is_waited_for)
 {
-  GstPinnedContext *ctx = open_context ();
-  GstPinnedStream *stream = gst_pinned_stream_new (ctx, NULL);
-  GstAllocator *device = gst_pinned_device_allocator_new (ctx);
+  PinnedTestDevice d;
   GstVideoInfo info;
   GstBuffer *src, *dst;
   GstMapInfo map;
   gpointer data;
 
+  pinned_test_device_init (&d);
+
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 512, 256);
   data = g_malloc (info.size);
   memset (data, 0x61, info.size);
-  fail_unless (gst_pinned_context_push (ctx, NULL));
+  fail_unless (gst_pinned_context_push (d.ctx, NULL));
   fail_unless_equals_int (cudaHostRegister (data, info.size,
           cudaHostRegisterDefault), cudaSuccess);
-  gst_pinned_context_pop (ctx);
+  gst_pinned_context_pop (d.ctx);
   src = gst_buffer_new_wrapped_full (0, data, info.size, 0, info.size, NULL,
       NULL);
-  dst = gst_buffer_new_allocate (device, info.size, NULL);
+  dst = gst_buffer_new_allocate (d.device, info.size, NULL);
 
-  pinned_test_delay_stream (stream, DELAY_MS);
-  fail_unless (gst_pinned_transfer_video_frame (stream, &info, src, dst, NULL));
+  pinned_test_delay_stream (d.stream, DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, src, dst,
+          NULL));
   fail_unless (gst_buffer_map (src, &map, GST_MAP_WRITE));
   memset (map.data, 0x00, map.size);
   gst_buffer_unmap (src, &map);
@@ -257,13 +249,11 @@ GST_START_TEST (test_foreign_pinned_source_is_waited_for)
 
   gst_buffer_unref (src);
   gst_buffer_unref (dst);
-  fail_unless (gst_pinned_context_push (ctx, NULL));
+  fail_unless (gst_pinned_context_push (d.ctx, NULL));
   fail_unless_equals_int (cudaHostUnregister (data), cudaSuccess);
-  gst_pinned_context_pop (ctx);
+  gst_pinned_context_pop (d.ctx);
   g_free (data);
-  gst_object_unref (device);
-  gst_pinned_stream_unref (stream);
-  gst_object_unref (ctx);
+  pinned_test_device_clear (&d);
 }
 
 GST_END_TEST;

@@ -27,45 +27,30 @@
 
 typedef struct
 {
-  GstPinnedContext *ctx;
-  GstPinnedStream *stream;
-  GstAllocator *host, *device;
+  PinnedTestDevice d;
   GstVideoInfo info;
 } Fixture;
 
 static void
 fixture_init (Fixture * f)
 {
-  f->ctx = gst_pinned_context_new (0, NULL);
-  fail_unless (f->ctx != NULL);
-  f->stream = gst_pinned_stream_new (f->ctx, NULL);
-  f->host = gst_pinned_host_allocator_new (f->ctx);
-  f->device = gst_pinned_device_allocator_new (f->ctx);
+  pinned_test_device_init (&f->d);
   /* 1024 x 1024 floats, the tutorial's tensor. */
   gst_video_info_set_format (&f->info, GST_VIDEO_FORMAT_GRAY8, 4096, 1024);
-}
-
-static void
-fixture_clear (Fixture * f)
-{
-  gst_object_unref (f->device);
-  gst_object_unref (f->host);
-  gst_pinned_stream_unref (f->stream);
-  gst_object_unref (f->ctx);
 }
 
 static gboolean
 upload_then_zero (Fixture * f, gboolean skip_fence)
 {
-  GstBuffer *cpu = gst_buffer_new_allocate (f->host, f->info.size, NULL);
-  GstBuffer *gpu = gst_buffer_new_allocate (f->device, f->info.size, NULL);
+  GstBuffer *cpu = gst_buffer_new_allocate (f->d.host, f->info.size, NULL);
+  GstBuffer *gpu = gst_buffer_new_allocate (f->d.device, f->info.size, NULL);
   GstMemory *mem = gst_buffer_peek_memory (cpu, 0);
   guint8 *raw = ((GstPinnedMemory *) mem)->data;
   gboolean intact;
 
   pinned_test_fill_bytes (cpu, 0x01);
-  pinned_test_delay_stream (f->stream, DELAY_MS);
-  fail_unless (gst_pinned_transfer_video_frame (f->stream, &f->info, cpu, gpu,
+  pinned_test_delay_stream (f->d.stream, DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (f->d.stream, &f->info, cpu, gpu,
           NULL));
   if (skip_fence)
     memset (raw, 0, f->info.size);
@@ -89,7 +74,7 @@ GST_START_TEST (test_seed_pinned_source_overwritten)
         "source's zeros", i);
   fail_if (upload_then_zero (&f, TRUE), "without the fence the hazard did "
       "not show");
-  fixture_clear (&f);
+  pinned_test_device_clear (&f.d);
 }
 
 GST_END_TEST;
@@ -97,16 +82,16 @@ GST_END_TEST;
 static gboolean
 download_then_read (Fixture * f, guint round, gboolean skip_fence)
 {
-  GstBuffer *gpu = gst_buffer_new_allocate (f->device, f->info.size, NULL);
-  GstBuffer *cpu = gst_buffer_new_allocate (f->host, f->info.size, NULL);
+  GstBuffer *gpu = gst_buffer_new_allocate (f->d.device, f->info.size, NULL);
+  GstBuffer *cpu = gst_buffer_new_allocate (f->d.host, f->info.size, NULL);
   GstBuffer *expect = gst_buffer_new_allocate (NULL, f->info.size, NULL);
   GstBuffer *view;
   gboolean right;
 
   pinned_test_fill_frame (expect, &f->info, round);
   pinned_test_fill_frame (gpu, &f->info, round);
-  pinned_test_delay_stream (f->stream, DELAY_MS);
-  fail_unless (gst_pinned_transfer_video_frame (f->stream, &f->info, gpu, cpu,
+  pinned_test_delay_stream (f->d.stream, DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (f->d.stream, &f->info, gpu, cpu,
           NULL));
 
   if (skip_fence) {
@@ -140,7 +125,7 @@ GST_START_TEST (test_seed_download_read_early)
         "download before it landed", i);
   fail_if (download_then_read (&f, 1000, TRUE), "without the fence the "
       "hazard did not show");
-  fixture_clear (&f);
+  pinned_test_device_clear (&f.d);
 }
 
 GST_END_TEST;

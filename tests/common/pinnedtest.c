@@ -345,6 +345,28 @@ pinned_test_new_padded_frame (const GstVideoInfo * info, guint pad,
   return buffer;
 }
 
+void
+pinned_test_device_init (PinnedTestDevice * d)
+{
+  GError *error = NULL;
+
+  d->ctx = gst_pinned_context_new (0, &error);
+  fail_unless (d->ctx != NULL, "%s", error ? error->message : "");
+  d->stream = gst_pinned_stream_new (d->ctx, NULL);
+  fail_unless (d->stream != NULL);
+  d->host = gst_pinned_host_allocator_new (d->ctx);
+  d->device = gst_pinned_device_allocator_new (d->ctx);
+}
+
+void
+pinned_test_device_clear (PinnedTestDevice * d)
+{
+  gst_object_unref (d->device);
+  gst_object_unref (d->host);
+  gst_pinned_stream_unref (d->stream);
+  gst_object_unref (d->ctx);
+}
+
 GstPinnedBaseTransform *
 pinned_test_get_transform (GstElement * element, const gchar * factory)
 {

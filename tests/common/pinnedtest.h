@@ -68,6 +68,19 @@ gboolean  pinned_test_all_bytes       (GstBuffer * buffer, guint8 byte);
 GstBuffer *pinned_test_new_padded_frame (const GstVideoInfo * info,
                                          guint pad, guint32 seed);
 
+/* A device for library-level tests: context (device 0), a stream, and
+ * page-locked and device allocators. */
+typedef struct
+{
+  GstPinnedContext *ctx;
+  GstPinnedStream *stream;
+  GstAllocator *host;
+  GstAllocator *device;
+} PinnedTestDevice;
+
+void      pinned_test_device_init     (PinnedTestDevice * d);
+void      pinned_test_device_clear    (PinnedTestDevice * d);
+
 /* The GstPinnedBaseTransform named @name in @bin, or the element itself. */
 GstPinnedBaseTransform *pinned_test_get_transform (GstElement * element,
                                                    const gchar * factory);
