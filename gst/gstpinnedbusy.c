@@ -31,6 +31,7 @@
 #include "config.h"
 #endif
 
+#include <gst/pinned/pinned.h>
 #include <gst/pinned/gstpinnedcuda.h>
 
 #include "gstpinnedbusy.h"

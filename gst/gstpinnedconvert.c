@@ -35,6 +35,7 @@
 #include "config.h"
 #endif
 
+#include <gst/pinned/pinned.h>
 #include <gst/pinned/gstpinnedcuda.h>
 
 #include "gstpinnedconvert.h"

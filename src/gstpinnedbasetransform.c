@@ -23,7 +23,7 @@
 #include "config.h"
 #endif
 
-#include "gstpinned-private.h"
+#include "gstpinnedstream-private.h"
 #include "gst/pinned/gstpinnedbasetransform.h"
 #include "gst/pinned/gstpinnedbufferpool.h"
 

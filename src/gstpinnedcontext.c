@@ -12,8 +12,7 @@
  * @title: GstPinnedContext
  * @short_description: the CUDA device of a pipeline
  *
- * A #GstPinnedContext names one CUDA device and owns the pool of events that
- * fences on it recycle. Elements find it through #GstContext, so that
+ * A #GstPinnedContext names one CUDA device. Elements find it through #GstContext, so that
  * `pinnedupload` and `pinneddownload` in one pipeline use the same device:
  * an element asks its neighbours (a #GST_QUERY_CONTEXT downstream, then
  * upstream), then the application (#GST_MESSAGE_NEED_CONTEXT), and only then
@@ -28,6 +27,7 @@
 #endif
 
 #include "gstpinned-private.h"
+#include "gst/pinned/gstpinnedcontext.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_context_debug);
 #define GST_CAT_DEFAULT gst_pinned_context_debug
@@ -47,7 +47,6 @@ struct _GstPinnedContext
 
   gint device_id;
   gchar *device_name;
-  GstPinnedFencePool *fence_pool;
 };
 
 enum
@@ -91,8 +90,6 @@ gst_pinned_context_finalize (GObject * object)
 
   GST_DEBUG_OBJECT (self, "finalize, device %d", self->device_id);
 
-  if (self->fence_pool)
-    gst_pinned_fence_pool_close (self->fence_pool);
   g_free (self->device_name);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -182,7 +179,6 @@ gst_pinned_context_new (gint device_id, GError ** error)
   gst_object_ref_sink (self);
   self->device_id = device_id;
   self->device_name = g_strndup (props.name, sizeof (props.name));
-  self->fence_pool = gst_pinned_fence_pool_new (device_id);
 
   GST_INFO_OBJECT (self, "opened CUDA device %d: %s", device_id,
       self->device_name);
@@ -220,12 +216,6 @@ gst_pinned_context_get_device_name (GstPinnedContext * context)
   g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), NULL);
 
   return context->device_name;
-}
-
-GstPinnedFencePool *
-gst_pinned_context_get_fence_pool (GstPinnedContext * context)
-{
-  return context->fence_pool;
 }
 
 /**

@@ -11,6 +11,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gst/pinned/gstpinnedcuda.h"
 
 static GstResourceError
@@ -29,11 +31,61 @@ resource_error_from_cuda (cudaError_t result)
   }
 }
 
-gboolean
-_gst_pinned_cuda_result (cudaError_t result, GstDebugCategory * category,
-    const gchar * file, const gchar * function, gint line, GError ** error)
+/**
+ * gst_pinned_cuda_driver_problem:
+ * @result: an error of a CUDA runtime call
+ *
+ * CUDA reports a machine without any NVIDIA driver and one whose driver is
+ * too old for the runtime with the same error,
+ * %cudaErrorInsufficientDriver. This tells them apart (the runtime reports
+ * driver version 0 when it finds no driver at all) and says what a user
+ * can do about either.
+ *
+ * Returns: (nullable): a sentence for the user, or %NULL when @result is no
+ *   driver problem
+ *
+ * Since: 0.1
+ */
+const gchar *
+gst_pinned_cuda_driver_problem (cudaError_t result)
 {
-  const gchar *name, *text;
+  int driver = 0;
+
+  switch (result) {
+    case cudaErrorInsufficientDriver:
+      /* Reports 0, with success, when no driver library can be loaded. */
+      if (cudaDriverGetVersion (&driver) != cudaSuccess || driver == 0)
+        return "No NVIDIA driver was found (libcuda.so.1 cannot be loaded): "
+            "install the NVIDIA driver, or run on a machine with an NVIDIA "
+            "GPU";
+      return "The NVIDIA driver is older than the CUDA runtime gst-pinned "
+          "was built with: update the driver";
+    case cudaErrorNoDevice:
+      return "The NVIDIA driver found no CUDA device";
+    default:
+      return NULL;
+  }
+}
+
+/* "cudaMalloc (&p, n)" -> "cudaMalloc"; an expression that is no call
+ * (a variable holding a result) names none. */
+static gchar *
+call_name (const gchar * call)
+{
+  gsize len = strcspn (call, " (");
+
+  if (call[len] == '\0')
+    return NULL;
+  return g_strndup (call, len);
+}
+
+gboolean
+_gst_pinned_cuda_result (cudaError_t result, const gchar * call,
+    GstDebugCategory * category, const gchar * file, const gchar * function,
+    gint line, GError ** error)
+{
+  const gchar *name, *text, *problem;
+  gchar *what;
 
   if (result == cudaSuccess)
     return TRUE;
@@ -47,16 +99,22 @@ _gst_pinned_cuda_result (cudaError_t result, GstDebugCategory * category,
         "CUDA: %s", name);
     return FALSE;
   }
+
+  what = call_name (call);
 #ifndef GST_DISABLE_GST_DEBUG
   gst_debug_log (category, GST_LEVEL_ERROR, file, function, line, NULL,
-      "CUDA call failed: %s (%d): %s", name, (gint) result, text);
+      "%s failed: %s (%d): %s", what ? what : "CUDA call", name, (gint) result,
+      text);
 #endif
 
   if (error != NULL && *error == NULL) {
+    problem = gst_pinned_cuda_driver_problem (result);
     g_set_error (error, GST_RESOURCE_ERROR, resource_error_from_cuda (result),
-        "CUDA error %s (%d): %s (%s:%d, %s)", name, (gint) result, text,
-        file, line, function);
+        "%s%s%s failed: %s (%d): %s (%s:%d, %s)", problem ? problem : "",
+        problem ? ". " : "", what ? what : "CUDA call", name, (gint) result,
+        text, file, line, function);
   }
+  g_free (what);
 
   return FALSE;
 }

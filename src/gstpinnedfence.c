@@ -27,11 +27,24 @@
 #include "config.h"
 #endif
 
-#include "gstpinned-private.h"
+#include "gstpinnedfence-private.h"
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_fence_debug, "pinnedfence",
     "gst-pinned fences");
 #define GST_CAT_DEFAULT gst_pinned_fence_debug
+
+/* Events are created once and recycled, one pool per context: creating one
+ * per buffer costs a driver call and shows on the per-buffer path. */
+typedef struct
+{
+  gint refcount;
+  gint device_id;
+
+  GMutex lock;
+  GQueue free;
+  gboolean closed;
+  guint n_created;
+} FencePool;
 
 struct _GstPinnedFence
 {
@@ -44,31 +57,20 @@ struct _GstPinnedFence
   gpointer stream;
   guint64 stream_id;
   /* Held while the fence is in use; NULL while it waits in the pool. */
-  GstPinnedFencePool *pool;
-};
-
-struct _GstPinnedFencePool
-{
-  gint refcount;
-  gint device_id;
-
-  GMutex lock;
-  GQueue free;
-  gboolean closed;
-  guint n_created;
+  FencePool *pool;
 };
 
 GST_DEFINE_MINI_OBJECT_TYPE (GstPinnedFence, gst_pinned_fence);
 
-static GstPinnedFencePool *
-fence_pool_ref (GstPinnedFencePool * pool)
+static FencePool *
+fence_pool_ref (FencePool * pool)
 {
   g_atomic_int_inc (&pool->refcount);
   return pool;
 }
 
 static void
-fence_pool_unref (GstPinnedFencePool * pool)
+fence_pool_unref (FencePool * pool)
 {
   if (!g_atomic_int_dec_and_test (&pool->refcount))
     return;
@@ -81,7 +83,7 @@ fence_pool_unref (GstPinnedFencePool * pool)
 static gboolean
 gst_pinned_fence_dispose (GstPinnedFence * fence)
 {
-  GstPinnedFencePool *pool = fence->pool;
+  FencePool *pool = fence->pool;
   gboolean recycled = FALSE;
 
   fence->pool = NULL;
@@ -111,23 +113,10 @@ gst_pinned_fence_free (GstPinnedFence * fence)
   g_free (fence);
 }
 
-GstPinnedFencePool *
-gst_pinned_fence_pool_new (gint device_id)
-{
-  GstPinnedFencePool *pool = g_new0 (GstPinnedFencePool, 1);
-
-  pool->refcount = 1;
-  pool->device_id = device_id;
-  g_mutex_init (&pool->lock);
-  g_queue_init (&pool->free);
-
-  return pool;
-}
-
 /* The context is going: pooled fences die now, fences in use when they are
  * released. */
-void
-gst_pinned_fence_pool_close (GstPinnedFencePool * pool)
+static void
+fence_pool_close (FencePool * pool)
 {
   GQueue free_fences = G_QUEUE_INIT;
   GstPinnedFence *fence;
@@ -149,15 +138,40 @@ gst_pinned_fence_pool_close (GstPinnedFencePool * pool)
   fence_pool_unref (pool);
 }
 
-GstPinnedFence *
-gst_pinned_fence_pool_acquire (GstPinnedFencePool * pool, GError ** error)
+/* The context's pool, made on first use and closed with the context, which
+ * itself knows nothing of fences. */
+static FencePool *
+fence_pool_get (GstPinnedContext * context)
 {
+  static GQuark quark;
+  static GMutex lock;
+  FencePool *pool;
+
+  g_mutex_lock (&lock);
+  if (quark == 0)
+    quark = g_quark_from_static_string ("GstPinnedFencePool");
+  pool = g_object_get_qdata (G_OBJECT (context), quark);
+  if (pool == NULL) {
+    pool = g_new0 (FencePool, 1);
+    pool->refcount = 1;
+    pool->device_id = gst_pinned_context_get_device_id (context);
+    g_mutex_init (&pool->lock);
+    g_queue_init (&pool->free);
+    g_object_set_qdata_full (G_OBJECT (context), quark, pool,
+        (GDestroyNotify) fence_pool_close);
+  }
+  g_mutex_unlock (&lock);
+
+  return pool;
+}
+
+static GstPinnedFence *
+fence_acquire (GstPinnedContext * context, GError ** error)
+{
+  FencePool *pool = fence_pool_get (context);
   GstPinnedFence *fence;
   cudaEvent_t event;
-  gint prev = -1;
   gboolean ok;
-
-  ensure_debug_category ();
 
   g_mutex_lock (&pool->lock);
   fence = g_queue_pop_head (&pool->free);
@@ -165,15 +179,11 @@ gst_pinned_fence_pool_acquire (GstPinnedFencePool * pool, GError ** error)
 
   if (fence == NULL) {
     /* Events belong to the device that is current when they are made. */
-    if (!gst_pinned_cuda_result (cudaGetDevice (&prev), error))
-      return NULL;
-    if (prev != pool->device_id &&
-        !gst_pinned_cuda_result (cudaSetDevice (pool->device_id), error))
+    if (!gst_pinned_context_push (context, error))
       return NULL;
     ok = gst_pinned_cuda_result (cudaEventCreateWithFlags (&event,
             cudaEventDisableTiming | cudaEventBlockingSync), error);
-    if (prev != pool->device_id)
-      gst_pinned_cuda_result (cudaSetDevice (prev), NULL);
+    gst_pinned_context_pop (context);
     if (!ok)
       return NULL;
 
@@ -194,19 +204,49 @@ gst_pinned_fence_pool_acquire (GstPinnedFencePool * pool, GError ** error)
   return fence;
 }
 
-gboolean
-gst_pinned_fence_record (GstPinnedFence * fence, GstPinnedStream * stream,
-    GError ** error)
+/**
+ * gst_pinned_stream_record_fence:
+ * @stream: a #GstPinnedStream
+ * @error: (out) (optional): where to describe a failure
+ *
+ * Records a fence after the work enqueued on @stream so far.
+ *
+ * Returns: (transfer full) (nullable): the fence
+ *
+ * Since: 0.1
+ */
+GstPinnedFence *
+gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
 {
+  GstPinnedContext *context;
+  GstPinnedFence *fence;
+  gboolean ok;
+
+  g_return_val_if_fail (stream != NULL, NULL);
+
   ensure_debug_category ();
 
-  if (!gst_pinned_cuda_result (cudaEventRecord (fence->event,
-              gst_pinned_stream_get_cuda_stream (stream)), error))
-    return FALSE;
+  context = gst_pinned_stream_get_context (stream);
+  fence = fence_acquire (context, error);
+  if (fence == NULL)
+    return NULL;
+
+  if (!gst_pinned_context_push (context, error)) {
+    gst_pinned_fence_unref (fence);
+    return NULL;
+  }
+  ok = gst_pinned_cuda_result (cudaEventRecord (fence->event,
+          gst_pinned_stream_get_cuda_stream (stream)), error);
+  gst_pinned_context_pop (context);
+
+  if (!ok) {
+    gst_pinned_fence_unref (fence);
+    return NULL;
+  }
 
   fence->stream = gst_pinned_stream_get_handle (stream);
   fence->stream_id = gst_pinned_stream_get_id (stream);
-  return TRUE;
+  return fence;
 }
 
 guint64
@@ -239,7 +279,8 @@ gst_pinned_fence_is_signaled (GstPinnedFence * fence)
   if (result == cudaErrorNotReady)
     return FALSE;
 
-  gst_pinned_cuda_result (result, NULL);
+  _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
+      __FILE__, GST_FUNCTION, __LINE__, NULL);
   return TRUE;
 }
 
@@ -292,8 +333,8 @@ gst_pinned_fence_wait_on_stream (GstPinnedFence * fence,
   if (fence->stream_id == gst_pinned_stream_get_id (stream))
     return TRUE;
 
-  return gst_pinned_cuda_result (cudaStreamWaitEvent ((cudaStream_t)
-          gst_pinned_stream_get_handle (stream), fence->event, 0), error);
+  return gst_pinned_cuda_result (cudaStreamWaitEvent
+      (gst_pinned_stream_get_cuda_stream (stream), fence->event, 0), error);
 }
 
 /**

@@ -37,7 +37,7 @@
 #include "config.h"
 #endif
 
-#include "gstpinned-private.h"
+#include "gstpinnedfence-private.h"
 #include "gst/pinned/gstpinnedmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_memory_debug);

@@ -21,7 +21,7 @@
 #include "config.h"
 #endif
 
-#include "gstpinned-private.h"
+#include "gstpinnedstream-private.h"
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_stream_debug, "pinnedstream",
     "gst-pinned CUDA streams");
@@ -89,7 +89,6 @@ gst_pinned_stream_new (GstPinnedContext * context, GError ** error)
   g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), NULL);
 
   ensure_debug_category ();
-
 
   if (!gst_pinned_context_push (context, error))
     return NULL;
@@ -189,45 +188,6 @@ gst_pinned_stream_get_context (GstPinnedStream * stream)
   g_return_val_if_fail (stream != NULL, NULL);
 
   return stream->context;
-}
-
-/**
- * gst_pinned_stream_record_fence:
- * @stream: a #GstPinnedStream
- * @error: (out) (optional): where to describe a failure
- *
- * Records a fence after the work enqueued on @stream so far.
- *
- * Returns: (transfer full) (nullable): the fence
- *
- * Since: 0.1
- */
-GstPinnedFence *
-gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
-{
-  GstPinnedFence *fence;
-  gboolean ok;
-
-  g_return_val_if_fail (stream != NULL, NULL);
-
-  fence = gst_pinned_fence_pool_acquire (gst_pinned_context_get_fence_pool
-      (stream->context), error);
-  if (fence == NULL)
-    return NULL;
-
-  if (!gst_pinned_context_push (stream->context, error)) {
-    gst_pinned_fence_unref (fence);
-    return NULL;
-  }
-  ok = gst_pinned_fence_record (fence, stream, error);
-  gst_pinned_context_pop (stream->context);
-
-  if (!ok) {
-    gst_pinned_fence_unref (fence);
-    return NULL;
-  }
-
-  return fence;
 }
 
 /**

@@ -80,6 +80,9 @@ static GHashTable *kernel_impls;        /* device name -> KernelImpl */
 static GList *streams;
 static guint64 copy_delay_us;
 static gint n_devices = -1;
+/* FAKECUDA_DRIVER: "none" (no driver library: the runtime reports version
+ * 0), "old" (a driver too old for the runtime), else a working one. */
+static gint driver_version = CUDART_VERSION;
 static guint64 device_memory = G_GUINT64_CONSTANT (16) << 30;
      static
          guint64
@@ -117,6 +120,11 @@ static guint64 device_memory = G_GUINT64_CONSTANT (16) << 30;
   env = g_getenv ("FAKECUDA_DEVICES");
   n_devices = env ? (gint) g_ascii_strtoll (env, NULL, 10) : 1;
   n_devices = CLAMP (n_devices, 0, 64);
+  env = g_getenv ("FAKECUDA_DRIVER");
+  if (g_strcmp0 (env, "none") == 0)
+    driver_version = 0;
+  else if (g_strcmp0 (env, "old") == 0)
+    driver_version = 11000;
   env = g_getenv ("FAKECUDA_DEVICE_MEMORY");
   if (env)
     device_memory = g_ascii_strtoull (env, NULL, 10);
@@ -161,7 +169,9 @@ enter (const gchar * function, gboolean needs_device)
     break;
   }
 
-  if (ret == cudaSuccess && needs_device && n_devices == 0)
+  if (ret == cudaSuccess && needs_device && driver_version < CUDART_VERSION)
+    ret = cudaErrorInsufficientDriver;
+  else if (ret == cudaSuccess && needs_device && n_devices == 0)
     ret = cudaErrorNoDevice;
   g_mutex_unlock (&lock);
 
@@ -596,7 +606,10 @@ cudaPeekAtLastError (void)
 cudaError_t CUDARTAPI
 cudaDriverGetVersion (int *version)
 {
-  *version = CUDART_VERSION;
+  g_mutex_lock (&lock);
+  ensure_init_locked ();
+  *version = driver_version;
+  g_mutex_unlock (&lock);
   return cudaSuccess;
 }
 
@@ -613,7 +626,10 @@ cudaRuntimeGetVersion (int *version)
 cudaError_t CUDARTAPI
 cudaGetDeviceCount (int *count)
 {
+  *count = 0;
   ENTER (FALSE);
+  if (driver_version < CUDART_VERSION)
+    return set_error (cudaErrorInsufficientDriver);
   g_mutex_lock (&lock);
   *count = n_devices;
   g_mutex_unlock (&lock);

@@ -14,9 +14,15 @@
 
 G_BEGIN_DECLS
 
+typedef struct _GstPinnedFence GstPinnedFence;
+
 #define GST_TYPE_PINNED_FENCE (gst_pinned_fence_get_type ())
 GST_PINNED_API
 GType            gst_pinned_fence_get_type        (void);
+
+GST_PINNED_API
+GstPinnedFence * gst_pinned_stream_record_fence   (GstPinnedStream * stream,
+                                                   GError ** error);
 
 GST_PINNED_API
 gboolean         gst_pinned_fence_is_signaled     (GstPinnedFence * fence);
@@ -35,6 +41,18 @@ gpointer         gst_pinned_fence_get_handle      (GstPinnedFence * fence);
 
 GST_PINNED_API
 gpointer         gst_pinned_fence_get_stream_handle (GstPinnedFence * fence);
+
+/**
+ * gst_pinned_fence_get_cuda_event:
+ * @fence: a #GstPinnedFence
+ *
+ * The `cudaEvent_t` of @fence, for code that includes the CUDA runtime
+ * headers (a macro, so that this header does not need them).
+ *
+ * Since: 0.1
+ */
+#define gst_pinned_fence_get_cuda_event(fence) \
+  ((cudaEvent_t) gst_pinned_fence_get_handle (fence))
 
 /**
  * gst_pinned_fence_ref:

@@ -15,7 +15,6 @@
 G_BEGIN_DECLS
 
 typedef struct _GstPinnedStream GstPinnedStream;
-typedef struct _GstPinnedFence GstPinnedFence;
 
 #define GST_TYPE_PINNED_STREAM (gst_pinned_stream_get_type ())
 GST_PINNED_API
@@ -36,12 +35,20 @@ GST_PINNED_API
 GstPinnedContext * gst_pinned_stream_get_context  (GstPinnedStream * stream);
 
 GST_PINNED_API
-GstPinnedFence *   gst_pinned_stream_record_fence (GstPinnedStream * stream,
-                                                   GError ** error);
-
-GST_PINNED_API
 gboolean           gst_pinned_stream_synchronize  (GstPinnedStream * stream,
                                                    GError ** error);
+
+/**
+ * gst_pinned_stream_get_cuda_stream:
+ * @stream: a #GstPinnedStream
+ *
+ * The `cudaStream_t` of @stream, for code that includes the CUDA runtime
+ * headers (a macro, so that this header does not need them).
+ *
+ * Since: 0.1
+ */
+#define gst_pinned_stream_get_cuda_stream(stream) \
+  ((cudaStream_t) gst_pinned_stream_get_handle (stream))
 
 /**
  * gst_pinned_stream_ref:
