@@ -83,34 +83,24 @@ static gint n_devices = -1;
 /* FAKECUDA_DRIVER: "none" (no driver library: the runtime reports version
  * 0), "old" (a driver too old for the runtime), else a working one. */
 static gint driver_version = CUDART_VERSION;
-static guint64 device_memory = G_GUINT64_CONSTANT (16) << 30;
-     static
-         guint64
-         device_used[64];
+/* Bytes per device (FAKECUDA_DEVICE_MEMORY), and those in use. */
+static guint64 device_memory = (guint64) 16 << 30;
+static guint64 device_used[64];
 
-     static __thread
-         gint
-         current_device;
-     static __thread
-         cudaError_t
-         last_error;
+static __thread gint current_device;
+static __thread cudaError_t last_error;
 
-     typedef struct
-     {
-       dim3
-           grid,
-           block;
-       size_t
-           shmem;
-       cudaStream_t
-           stream;
-     } LaunchConfig;
-     static __thread
-         LaunchConfig
-         launch_config;
+typedef struct
+{
+  dim3 grid, block;
+  size_t shmem;
+  cudaStream_t stream;
+} LaunchConfig;
 
-     static void
-     ensure_init_locked (void)
+static __thread LaunchConfig launch_config;
+
+static void
+ensure_init_locked (void)
 {
   const gchar *env;
 
@@ -546,21 +536,36 @@ fakecuda_register_kernel (const char *name, FakecudaKernelBind bind,
 /* ----------------------------------------------------------------------- */
 /* Errors and versions */
 
+static const struct
+{
+  cudaError_t error;
+  const gchar *name;
+} error_names[] = {
+  {cudaSuccess, "cudaSuccess"},
+  {cudaErrorInvalidValue, "cudaErrorInvalidValue"},
+  {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation"},
+  {cudaErrorInitializationError, "cudaErrorInitializationError"},
+  {cudaErrorInvalidDevice, "cudaErrorInvalidDevice"},
+  {cudaErrorNoDevice, "cudaErrorNoDevice"},
+  {cudaErrorNotReady, "cudaErrorNotReady"},
+  {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle"},
+  {cudaErrorLaunchFailure, "cudaErrorLaunchFailure"},
+  {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver"},
+  {cudaErrorIllegalAddress, "cudaErrorIllegalAddress"},
+  {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection"},
+  {cudaErrorUnknown, "cudaErrorUnknown"},
+};
+
 const char *CUDARTAPI
 cudaGetErrorName (cudaError_t error)
 {
-  switch (error) {
-#define E(x) case x: return #x;
-      E (cudaSuccess) E (cudaErrorInvalidValue) E (cudaErrorMemoryAllocation)
-          E (cudaErrorInitializationError) E (cudaErrorInvalidDevice)
-          E (cudaErrorNoDevice) E (cudaErrorNotReady)
-          E (cudaErrorInvalidResourceHandle) E (cudaErrorLaunchFailure)
-          E (cudaErrorInsufficientDriver) E (cudaErrorIllegalAddress)
-          E (cudaErrorInvalidMemcpyDirection) E (cudaErrorUnknown)
-#undef E
-    default:
-      return "cudaErrorUnknown";
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (error_names); i++) {
+    if (error_names[i].error == error)
+      return error_names[i].name;
   }
+  return "cudaErrorUnknown";
 }
 
 const char *CUDARTAPI
