@@ -37,6 +37,8 @@
 #include <cuda_runtime_api.h>
 #include "fakecuda.h"
 
+#define MAX_DEVICES 64
+
 /* ----------------------------------------------------------------------- */
 /* Global state */
 
@@ -77,7 +79,6 @@ static GList *injections;
 static GHashTable *call_counts;
 static GHashTable *kernel_names;        /* host stub -> device name */
 static GHashTable *kernel_impls;        /* device name -> KernelImpl */
-static GList *streams;
 static guint64 copy_delay_us;
 static gint n_devices = -1;
 /* FAKECUDA_DRIVER: "none" (no driver library: the runtime reports version
@@ -85,7 +86,7 @@ static gint n_devices = -1;
 static gint driver_version = CUDART_VERSION;
 /* Bytes per device (FAKECUDA_DEVICE_MEMORY), and those in use. */
 static guint64 device_memory = (guint64) 16 << 30;
-static guint64 device_used[64];
+static guint64 device_used[MAX_DEVICES];
 
 static __thread gint current_device;
 static __thread cudaError_t last_error;
@@ -109,7 +110,7 @@ ensure_init_locked (void)
 
   env = g_getenv ("FAKECUDA_DEVICES");
   n_devices = env ? (gint) g_ascii_strtoll (env, NULL, 10) : 1;
-  n_devices = CLAMP (n_devices, 0, 64);
+  n_devices = CLAMP (n_devices, 0, MAX_DEVICES);
   env = g_getenv ("FAKECUDA_DRIVER");
   if (g_strcmp0 (env, "none") == 0)
     driver_version = 0;
@@ -299,11 +300,13 @@ typedef enum
   OP_SLEEP,
   OP_RECORD,
   OP_WAIT,
+  OP_WAIT_STREAM,
   OP_KERNEL,
   OP_HOST_FUNC,
-  OP_MARK,
   OP_QUIT,
 } OpType;
+
+typedef struct _Stream Stream;
 
 typedef struct
 {
@@ -318,26 +321,63 @@ typedef struct
   /* OP_RECORD, OP_WAIT */
   struct CUevent_st *event;
   guint64 gen;
+  /* OP_WAIT_STREAM: until @other has run @gen operations */
+  Stream *other;
   /* OP_KERNEL, OP_HOST_FUNC */
   FakecudaKernelRun run;
   void *closure;
   cudaHostFn_t host_fn;
-  /* OP_MARK */
-  GMutex *mark_lock;
-  GCond *mark_cond;
-  gboolean *mark_done;
 } Op;
 
-struct CUstream_st
+/* A stream's work runs on a thread of its own, in FIFO order. The legacy
+ * default stream of each device is one too: its work is as asynchronous
+ * as any stream's. */
+struct _Stream
 {
+  gint refcount;
   GAsyncQueue *queue;
-  GThread *thread;
   gint device;
   guint flags;
+  gboolean legacy;
+  /* Operations pushed (under the global lock) and run (under @lock). */
+  guint64 enqueued;
+  GMutex lock;
+  GCond cond;
+  guint64 completed;
 };
 
+/* What a cudaStream_t points to. CUDA reuses the handles of destroyed
+ * streams, and so does the stand-in (the most recently destroyed first):
+ * a handle says nothing about which stream it was. */
+struct CUstream_st
+{
+  Stream *impl;                 /* NULL once destroyed */
+};
+
+static Stream *legacy_streams[MAX_DEVICES];
+static GList *streams;          /* every Stream whose thread runs */
+static GSList *free_handles;
+
+static Stream *
+stream_ref (Stream * s)
+{
+  g_atomic_int_inc (&s->refcount);
+  return s;
+}
+
 static void
-run_op (Op * op)
+stream_unref (Stream * s)
+{
+  if (!g_atomic_int_dec_and_test (&s->refcount))
+    return;
+  g_async_queue_unref (s->queue);
+  g_mutex_clear (&s->lock);
+  g_cond_clear (&s->cond);
+  g_free (s);
+}
+
+static void
+run_op (Stream * s, Op * op)
 {
   gsize r;
 
@@ -351,21 +391,23 @@ run_op (Op * op)
         if (op->memset_value >= 0)
           memset (d, op->memset_value, op->width);
         else
-          memmove (d, (op->staging ? op->staging : op->src) + r * op->spitch,
-              op->width);
+          memmove (d, op->src + r * op->spitch, op->width);
       }
-      g_free (op->staging);
       break;
     case OP_SLEEP:
       g_usleep (op->delay_us);
       break;
     case OP_RECORD:
       event_complete (op->event, op->gen);
-      event_unref (op->event);
       break;
     case OP_WAIT:
       event_wait (op->event, op->gen);
-      event_unref (op->event);
+      break;
+    case OP_WAIT_STREAM:
+      g_mutex_lock (&op->other->lock);
+      while (op->other->completed < op->gen)
+        g_cond_wait (&op->other->cond, &op->other->lock);
+      g_mutex_unlock (&op->other->lock);
       break;
     case OP_KERNEL:
       if (op->delay_us)
@@ -376,81 +418,193 @@ run_op (Op * op)
     case OP_HOST_FUNC:
       op->host_fn (op->closure);
       break;
-    case OP_MARK:
-      g_mutex_lock (op->mark_lock);
-      *op->mark_done = TRUE;
-      g_cond_broadcast (op->mark_cond);
-      g_mutex_unlock (op->mark_lock);
-      break;
     case OP_QUIT:
       break;
   }
 }
 
+static void
+op_free (Op * op)
+{
+  if (op->event)
+    event_unref (op->event);
+  if (op->other)
+    stream_unref (op->other);
+  g_free (op->staging);
+  g_free (op);
+}
+
 static gpointer
 stream_thread (gpointer data)
 {
-  struct CUstream_st *s = data;
-  Op *op;
+  Stream *s = data;
+  gboolean quit = FALSE;
 
-  for (;;) {
-    gboolean quit;
+  while (!quit) {
+    Op *op = g_async_queue_pop (s->queue);
 
-    op = g_async_queue_pop (s->queue);
     quit = op->type == OP_QUIT;
-    run_op (op);
-    g_free (op);
-    if (quit)
-      break;
+    run_op (s, op);
+    op_free (op);
+
+    g_mutex_lock (&s->lock);
+    s->completed++;
+    g_cond_broadcast (&s->cond);
+    g_mutex_unlock (&s->lock);
   }
 
-  g_async_queue_unref (s->queue);
-  g_free (s);
+  g_mutex_lock (&lock);
+  streams = g_list_remove (streams, s);
+  g_mutex_unlock (&lock);
+  stream_unref (s);
   return NULL;
 }
 
-/* Legacy default stream: the work runs in the caller, which is one valid
- * schedule of it (non-blocking streams never wait for it). */
-static void
-enqueue (cudaStream_t stream, Op * op)
+/* Returns a stream with two references: its thread's and the caller's. */
+static Stream *
+stream_new_locked (gint device, guint flags, gboolean legacy)
 {
-  if (stream == NULL || stream == cudaStreamLegacy ||
-      stream == cudaStreamPerThread) {
-    run_op (op);
-    g_free (op);
-    return;
-  }
-  g_async_queue_push (stream->queue, op);
+  Stream *s = g_new0 (Stream, 1);
+
+  s->refcount = 2;
+  s->queue = g_async_queue_new ();
+  s->device = device;
+  s->flags = flags;
+  s->legacy = legacy;
+  g_mutex_init (&s->lock);
+  g_cond_init (&s->cond);
+  g_thread_unref (g_thread_new (legacy ? "fakecuda-legacy" : "fakecuda-stream",
+          stream_thread, s));
+  streams = g_list_prepend (streams, s);
+  return s;
 }
 
-/* Blocks until everything enqueued on @stream so far has run. */
-static void
-stream_drain (cudaStream_t stream)
+static gboolean
+is_legacy_handle (cudaStream_t handle)
 {
-  GMutex mark_lock;
-  GCond mark_cond;
-  gboolean done = FALSE;
+  return handle == NULL || handle == cudaStreamLegacy ||
+      handle == cudaStreamPerThread;
+}
+
+/* The stream behind @handle, NULL for a destroyed one. The legacy default
+ * stream (and the per-thread one, which the stand-in does not tell apart
+ * from it) is the current device's, made on first use. */
+static Stream *
+stream_get_locked (cudaStream_t handle)
+{
+  if (!is_legacy_handle (handle))
+    return handle->impl;
+  if (legacy_streams[current_device] == NULL)
+    legacy_streams[current_device] =
+        stream_new_locked (current_device, cudaStreamDefault, TRUE);
+  return legacy_streams[current_device];
+}
+
+static gboolean
+stream_is_idle (Stream * s, guint64 upto)
+{
+  gboolean idle;
+
+  g_mutex_lock (&s->lock);
+  idle = s->completed >= upto;
+  g_mutex_unlock (&s->lock);
+  return idle;
+}
+
+static void
+push_locked (Stream * s, Op * op)
+{
+  s->enqueued++;
+  g_async_queue_push (s->queue, op);
+}
+
+static void
+push_wait_stream_locked (Stream * s, Stream * other)
+{
   Op *op;
 
-  if (stream == NULL || stream == cudaStreamLegacy ||
-      stream == cudaStreamPerThread)
+  if (other->enqueued == 0 || stream_is_idle (other, other->enqueued))
     return;
-
-  g_mutex_init (&mark_lock);
-  g_cond_init (&mark_cond);
   op = g_new0 (Op, 1);
-  op->type = OP_MARK;
-  op->mark_lock = &mark_lock;
-  op->mark_cond = &mark_cond;
-  op->mark_done = &done;
-  g_async_queue_push (stream->queue, op);
+  op->type = OP_WAIT_STREAM;
+  op->other = stream_ref (other);
+  op->gen = other->enqueued;
+  push_locked (s, op);
+}
 
-  g_mutex_lock (&mark_lock);
-  while (!done)
-    g_cond_wait (&mark_cond, &mark_lock);
-  g_mutex_unlock (&mark_lock);
-  g_mutex_clear (&mark_lock);
-  g_cond_clear (&mark_cond);
+/* The legacy stream's work waits for the work enqueued before it on the
+ * device's blocking streams (those created without cudaStreamNonBlocking),
+ * and theirs for the legacy stream's, as CUDA documents. Non-blocking
+ * streams neither wait nor are waited for. */
+static void
+implicit_sync_locked (Stream * s)
+{
+  GList *l;
+
+  if (s->legacy) {
+    for (l = streams; l; l = l->next) {
+      Stream *b = l->data;
+
+      if (!b->legacy && b->device == s->device &&
+          !(b->flags & cudaStreamNonBlocking))
+        push_wait_stream_locked (s, b);
+    }
+  } else if (!(s->flags & cudaStreamNonBlocking) &&
+      legacy_streams[s->device] != NULL) {
+    push_wait_stream_locked (s, legacy_streams[s->device]);
+  }
+}
+
+/* Takes @op. */
+static cudaError_t
+enqueue (cudaStream_t handle, Op * op)
+{
+  Stream *s;
+
+  g_mutex_lock (&lock);
+  s = stream_get_locked (handle);
+  if (s == NULL) {
+    g_mutex_unlock (&lock);
+    op_free (op);
+    return cudaErrorInvalidResourceHandle;
+  }
+  implicit_sync_locked (s);
+  push_locked (s, op);
+  g_mutex_unlock (&lock);
+  return cudaSuccess;
+}
+
+/* Blocks until everything enqueued on @s so far has run. */
+static void
+stream_drain (Stream * s)
+{
+  guint64 upto;
+
+  g_mutex_lock (&lock);
+  upto = s->enqueued;
+  g_mutex_unlock (&lock);
+
+  g_mutex_lock (&s->lock);
+  while (s->completed < upto)
+    g_cond_wait (&s->cond, &s->lock);
+  g_mutex_unlock (&s->lock);
+}
+
+static cudaError_t
+drain_handle (cudaStream_t handle)
+{
+  Stream *s;
+
+  g_mutex_lock (&lock);
+  s = stream_get_locked (handle);
+  if (s)
+    stream_ref (s);
+  g_mutex_unlock (&lock);
+  if (s == NULL)
+    return cudaErrorInvalidResourceHandle;
+  stream_drain (s);
+  stream_unref (s);
+  return cudaSuccess;
 }
 
 /* ----------------------------------------------------------------------- */
@@ -487,8 +641,7 @@ fakecuda_stream_sleep (cudaStream_t stream, uint64_t usec)
 
   op->type = OP_SLEEP;
   op->delay_us = usec;
-  enqueue (stream, op);
-  return cudaSuccess;
+  return enqueue (stream, op);
 }
 
 void
@@ -709,15 +862,20 @@ cudaDeviceGetAttribute (int *value, enum cudaDeviceAttr attr, int device)
 cudaError_t CUDARTAPI
 cudaDeviceSynchronize (void)
 {
-  GList *l, *copy;
+  GList *l, *copy = NULL;
 
   ENTER (TRUE);
   g_mutex_lock (&lock);
-  copy = g_list_copy (streams);
+  for (l = streams; l; l = l->next) {
+    Stream *s = l->data;
+
+    if (s->device == current_device)
+      copy = g_list_prepend (copy, stream_ref (s));
+  }
   g_mutex_unlock (&lock);
   for (l = copy; l; l = l->next)
     stream_drain (l->data);
-  g_list_free (copy);
+  g_list_free_full (copy, (GDestroyNotify) stream_unref);
   return cudaSuccess;
 }
 
@@ -727,23 +885,20 @@ cudaDeviceSynchronize (void)
 cudaError_t CUDARTAPI
 cudaStreamCreateWithFlags (cudaStream_t * stream, unsigned int flags)
 {
-  struct CUstream_st *s;
+  struct CUstream_st *handle;
 
   ENTER (TRUE);
-  s = g_new0 (struct CUstream_st, 1);
-  s->queue = g_async_queue_new ();
-  s->device = current_device;
-  s->flags = flags;
-  /* The thread owns a reference to the queue and frees the stream. */
-  g_async_queue_ref (s->queue);
-  s->thread = g_thread_new ("fakecuda-stream", stream_thread, s);
-  g_thread_unref (s->thread);
-
   g_mutex_lock (&lock);
-  streams = g_list_prepend (streams, s);
+  if (free_handles) {
+    handle = free_handles->data;
+    free_handles = g_slist_delete_link (free_handles, free_handles);
+  } else {
+    handle = g_new0 (struct CUstream_st, 1);
+  }
+  handle->impl = stream_new_locked (current_device, flags, FALSE);
   g_mutex_unlock (&lock);
 
-  *stream = s;
+  *stream = handle;
   return cudaSuccess;
 }
 
@@ -756,40 +911,66 @@ cudaStreamCreate (cudaStream_t * stream)
 cudaError_t CUDARTAPI
 cudaStreamDestroy (cudaStream_t stream)
 {
+  Stream *s;
   Op *op;
 
   ENTER (TRUE);
-  if (stream == NULL)
+  if (is_legacy_handle (stream))
     return set_error (cudaErrorInvalidResourceHandle);
 
   g_mutex_lock (&lock);
-  streams = g_list_remove (streams, stream);
-  g_mutex_unlock (&lock);
-
-  /* Queued work still runs; then the thread frees the stream. */
-  g_async_queue_unref (stream->queue);
+  s = stream->impl;
+  if (s == NULL) {
+    g_mutex_unlock (&lock);
+    return set_error (cudaErrorInvalidResourceHandle);
+  }
+  stream->impl = NULL;
+  free_handles = g_slist_prepend (free_handles, stream);
+  /* Queued work still runs; then the thread ends. */
   op = g_new0 (Op, 1);
   op->type = OP_QUIT;
-  g_async_queue_push (stream->queue, op);
+  push_locked (s, op);
+  g_mutex_unlock (&lock);
+  stream_unref (s);
   return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI
+cudaStreamGetFlags (cudaStream_t stream, unsigned int *flags)
+{
+  Stream *s;
+
+  ENTER (TRUE);
+  g_mutex_lock (&lock);
+  s = stream_get_locked (stream);
+  if (s)
+    *flags = s->flags;
+  g_mutex_unlock (&lock);
+  return s ? cudaSuccess : set_error (cudaErrorInvalidResourceHandle);
 }
 
 cudaError_t CUDARTAPI
 cudaStreamSynchronize (cudaStream_t stream)
 {
   ENTER (TRUE);
-  stream_drain (stream);
-  return cudaSuccess;
+  return set_error (drain_handle (stream));
 }
 
 cudaError_t CUDARTAPI
 cudaStreamQuery (cudaStream_t stream)
 {
+  Stream *s;
+  gboolean idle = TRUE;
+
   ENTER (TRUE);
-  if (stream == NULL)
-    return cudaSuccess;
-  return g_async_queue_length (stream->queue) > 0 ?
-      cudaErrorNotReady : cudaSuccess;
+  g_mutex_lock (&lock);
+  s = stream_get_locked (stream);
+  if (s)
+    idle = stream_is_idle (s, s->enqueued);
+  g_mutex_unlock (&lock);
+  if (s == NULL)
+    return set_error (cudaErrorInvalidResourceHandle);
+  return idle ? cudaSuccess : cudaErrorNotReady;
 }
 
 cudaError_t CUDARTAPI
@@ -807,8 +988,7 @@ cudaStreamWaitEvent (cudaStream_t stream, cudaEvent_t event, unsigned int flags)
   g_mutex_lock (&event->lock);
   op->gen = event->recorded;
   g_mutex_unlock (&event->lock);
-  enqueue (stream, op);
-  return cudaSuccess;
+  return set_error (enqueue (stream, op));
 }
 
 cudaError_t CUDARTAPI
@@ -821,8 +1001,7 @@ cudaLaunchHostFunc (cudaStream_t stream, cudaHostFn_t fn, void *user_data)
   op->type = OP_HOST_FUNC;
   op->host_fn = fn;
   op->closure = user_data;
-  enqueue (stream, op);
-  return cudaSuccess;
+  return set_error (enqueue (stream, op));
 }
 
 /* ----------------------------------------------------------------------- */
@@ -863,23 +1042,29 @@ cudaEventDestroy (cudaEvent_t event)
 cudaError_t CUDARTAPI
 cudaEventRecord (cudaEvent_t event, cudaStream_t stream)
 {
+  Stream *s;
   Op *op;
 
   ENTER (TRUE);
   if (event == NULL)
     return set_error (cudaErrorInvalidResourceHandle);
-  /* As CUDA: the event and the stream must be of the same device. */
-  if (stream != NULL && stream != cudaStreamLegacy &&
-      stream != cudaStreamPerThread && stream->device != event->device)
-    return set_error (cudaErrorInvalidResourceHandle);
 
+  g_mutex_lock (&lock);
+  s = stream_get_locked (stream);
+  /* As CUDA: the event and the stream must be of the same device. */
+  if (s == NULL || s->device != event->device) {
+    g_mutex_unlock (&lock);
+    return set_error (cudaErrorInvalidResourceHandle);
+  }
   op = g_new0 (Op, 1);
   op->type = OP_RECORD;
   op->event = event_ref (event);
   g_mutex_lock (&event->lock);
   op->gen = ++event->recorded;
   g_mutex_unlock (&event->lock);
-  enqueue (stream, op);
+  implicit_sync_locked (s);
+  push_locked (s, op);
+  g_mutex_unlock (&lock);
   return cudaSuccess;
 }
 
@@ -1218,14 +1403,16 @@ copy_2d (void *dst, size_t dpitch, const void *src, size_t spitch,
     op->staging = g_malloc (width * height);
     for (r = 0; r < height; r++)
       memcpy (op->staging + r * width, s + r * spitch, width);
+    op->src = op->staging;
     op->spitch = width;
   }
 
-  enqueue (stream, op);
+  if ((err = enqueue (stream, op)) != cudaSuccess)
+    return set_error (err);
 
   /* Into pageable memory, or a synchronous copy: return once it is done. */
   if (sync || !dst_pinned)
-    stream_drain (stream);
+    return set_error (drain_handle (stream));
 
   return cudaSuccess;
 }
@@ -1279,8 +1466,7 @@ do_memset (void *dst, int value, size_t count, cudaStream_t stream)
   op->width = count;
   op->height = 1;
   op->memset_value = value & 0xff;
-  enqueue (stream, op);
-  return cudaSuccess;
+  return set_error (enqueue (stream, op));
 }
 
 cudaError_t CUDARTAPI
@@ -1421,8 +1607,7 @@ launch (const void *func, dim3 grid, dim3 block, void **args,
     op->run = impl->run;
     op->closure = impl->bind (args, grid, block);
   }
-  enqueue (stream, op);
-  return cudaSuccess;
+  return set_error (enqueue (stream, op));
 }
 
 cudaError_t CUDARTAPI
