@@ -11,20 +11,28 @@
  * libcudart.so.13 and found before the real one through LD_LIBRARY_PATH by
  * the test suites only; the product always links the real runtime.
  *
- * The model:
+ * The model, never kinder than CUDA where that could hide a bug:
  * - a stream is a thread that runs its work in FIFO order, off the calling
- *   thread; the legacy default stream (NULL) runs work in the caller;
+ *   thread; so is each device's legacy default stream, which synchronizes
+ *   with the device's blocking streams as CUDA documents; stream handles
+ *   are reused, as CUDA's are;
  * - an event completes when its stream reaches it; cudaStreamWaitEvent()
  *   holds a stream until the event's latest record at call time completes;
  * - a copy from page-locked memory reads it when the stream reaches the
- *   copy, which fakecuda_set_copy_delay() can postpone; a copy from
- *   pageable memory snapshots it at the call, and one into pageable memory
- *   returns when done, as CUDA documents;
+ *   copy, which fakecuda_set_copy_delay() can postpone; a held-back copy
+ *   lands in pieces over its delay (an early reader sees a torn frame); a
+ *   copy from pageable memory snapshots it at the call, and one into
+ *   pageable memory returns when done, as CUDA documents;
  * - device memory is a reservation the CPU cannot touch (PROT_NONE), its
  *   bytes live elsewhere: dereferencing a device pointer on the CPU faults;
- * - copies are checked against the allocations they touch and the
+ * - copies are checked against the allocations they touch (device,
+ *   page-locked, and pageable buffers whose bounds a test gave) and the
  *   direction they claim;
- * - any call can be made to fail (fakecuda_fail()).
+ * - cudaFree() and cudaFreeHost() do not synchronize (CUDA's do): freeing
+ *   memory that queued work still touches aborts with a message;
+ * - any call can be made to fail at once (fakecuda_fail()), and work can
+ *   fail when its stream reaches it (fakecuda_fail_async()): the error
+ *   shows at the next query or synchronization and sticks to the device.
  *
  * Environment: FAKECUDA_DEVICES (default 1; 0 = no device),
  * FAKECUDA_DEVICE_MEMORY (bytes per device, default 16 GiB). */
@@ -38,6 +46,7 @@
 #include "fakecuda.h"
 
 #define MAX_DEVICES 64
+#define DEFAULT_COPY_PIECES 4
 
 /* ----------------------------------------------------------------------- */
 /* Global state */
@@ -49,13 +58,22 @@ typedef struct
   guint8 *backing;
   gsize size;
   gint device;
+  gint pending;                 /* queued operations that touch it */
 } DevAlloc;
+
+typedef enum
+{
+  HOST_ALLOCATED,               /* cudaHostAlloc: page-locked, ours */
+  HOST_REGISTERED,              /* cudaHostRegister: page-locked, not ours */
+  HOST_TRACKED,                 /* pageable, its bounds told by a test */
+} HostKind;
 
 typedef struct
 {
   guint8 *ptr;
   gsize size;
-  gboolean registered;          /* cudaHostRegister, not ours to free */
+  HostKind kind;
+  gint pending;
 } HostAlloc;
 
 typedef struct
@@ -64,6 +82,7 @@ typedef struct
   guint skip;
   guint count;
   cudaError_t error;
+  gboolean deferred;            /* fails when the stream gets there */
 } Injection;
 
 typedef struct
@@ -73,6 +92,8 @@ typedef struct
 } KernelImpl;
 
 static GMutex lock;
+/* An operation let go of an allocation. */
+static GCond pending_cond;
 static GList *dev_allocs;
 static GList *host_allocs;
 static GList *injections;
@@ -80,6 +101,9 @@ static GHashTable *call_counts;
 static GHashTable *kernel_names;        /* host stub -> device name */
 static GHashTable *kernel_impls;        /* device name -> KernelImpl */
 static guint64 copy_delay_us;
+static guint copy_pieces = DEFAULT_COPY_PIECES;
+/* An asynchronous failure poisons its device until fakecuda_reset(). */
+static cudaError_t sticky_error[MAX_DEVICES];
 static gint n_devices = -1;
 /* FAKECUDA_DRIVER: "none" (no driver library: the runtime reports version
  * 0), "old" (a driver too old for the runtime), else a working one. */
@@ -90,6 +114,8 @@ static guint64 device_used[MAX_DEVICES];
 
 static __thread gint current_device;
 static __thread cudaError_t last_error;
+/* A deferred failure injected into the call being made. */
+static __thread cudaError_t deferred_error;
 
 typedef struct
 {
@@ -133,13 +159,49 @@ set_error (cudaError_t error)
   return error;
 }
 
-/* Counts the call, applies injected failures and the no-device case. */
+static cudaError_t
+sticky_of (gint device)
+{
+  cudaError_t error;
+
+  g_mutex_lock (&lock);
+  error = sticky_error[device];
+  g_mutex_unlock (&lock);
+  return error;
+}
+
+static gboolean
+any_sticky_locked (void)
+{
+  gint i;
+
+  for (i = 0; i < MAX_DEVICES; i++) {
+    if (sticky_error[i] != cudaSuccess)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static void
+poison (gint device, cudaError_t error)
+{
+  g_mutex_lock (&lock);
+  if (sticky_error[device] == cudaSuccess)
+    sticky_error[device] = error;
+  g_cond_broadcast (&pending_cond);
+  g_mutex_unlock (&lock);
+}
+
+/* Counts the call, applies injected failures (a deferred one is left in
+ * deferred_error for the operation the call enqueues), the no-device case
+ * and a poisoned device's sticky error. */
 static cudaError_t
 enter (const gchar * function, gboolean needs_device)
 {
   cudaError_t ret = cudaSuccess;
   GList *l;
 
+  deferred_error = cudaSuccess;
   g_mutex_lock (&lock);
   ensure_init_locked ();
   g_hash_table_insert (call_counts, g_strdup (function),
@@ -149,13 +211,17 @@ enter (const gchar * function, gboolean needs_device)
   for (l = injections; l; l = l->next) {
     Injection *inj = l->data;
 
-    if (strcmp (inj->function, function) != 0)
+    if (strcmp (inj->function, function) != 0 ||
+        (inj->skip == 0 && inj->count == 0))
       continue;
     if (inj->skip > 0) {
       inj->skip--;
-    } else if (inj->count > 0) {
+    } else {
       inj->count--;
-      ret = inj->error;
+      if (inj->deferred)
+        deferred_error = inj->error;
+      else
+        ret = inj->error;
     }
     break;
   }
@@ -164,6 +230,8 @@ enter (const gchar * function, gboolean needs_device)
     ret = cudaErrorInsufficientDriver;
   else if (ret == cudaSuccess && needs_device && n_devices == 0)
     ret = cudaErrorNoDevice;
+  else if (ret == cudaSuccess && needs_device)
+    ret = sticky_error[current_device];
   g_mutex_unlock (&lock);
 
   return ret;
@@ -172,6 +240,15 @@ enter (const gchar * function, gboolean needs_device)
 #define ENTER(needs_device) G_STMT_START {                        \
   cudaError_t _err = enter (G_STRFUNC, needs_device);               \
   if (_err != cudaSuccess)                                          \
+    return set_error (_err);                                        \
+} G_STMT_END
+
+/* Calls that release something still do so on a poisoned device, and
+ * return its error, as CUDA's do. */
+#define ENTER_RELEASE(sticky) G_STMT_START {                      \
+  cudaError_t _err = enter (G_STRFUNC, TRUE);                       \
+  sticky = sticky_of (current_device);                              \
+  if (_err != cudaSuccess && _err != sticky)                        \
     return set_error (_err);                                        \
 } G_STMT_END
 
@@ -208,19 +285,45 @@ is_device_locked (const void *ptr)
   return FALSE;
 }
 
+/* The host allocation holding @ptr: page-locked ones first, then the
+ * pageable ranges tests told of. */
 static HostAlloc *
 find_host_locked (const void *ptr)
 {
+  HostAlloc *tracked = NULL;
   GList *l;
 
   for (l = host_allocs; l; l = l->next) {
     HostAlloc *a = l->data;
     const guint8 *p = ptr;
 
-    if (p >= a->ptr && p < a->ptr + a->size)
-      return a;
+    if (p >= a->ptr && p < a->ptr + a->size) {
+      if (a->kind != HOST_TRACKED)
+        return a;
+      tracked = a;
+    }
   }
-  return NULL;
+  return tracked;
+}
+
+/* Memory is let go while queued work still touches it. CUDA's cudaFree()
+ * and cudaFreeHost() would synchronize the device first; the stand-in's
+ * do not, so that code which frees without waiting for its fences fails
+ * here, loudly, instead of working by the grace of that synchronization.
+ * On a poisoned device the queued work only drains, touching nothing. */
+static void
+check_unused_locked (const gchar * function, const void *ptr, gint * pending)
+{
+  while (*pending > 0) {
+    if (!any_sticky_locked ()) {
+      g_printerr ("fakecuda: %s (%p) while %d queued operation(s) still "
+          "use the memory. CUDA would synchronize the device here; the "
+          "stand-in does not, so that a missing fence wait shows.\n",
+          function, ptr, *pending);
+      abort ();
+    }
+    g_cond_wait (&pending_cond, &lock);
+  }
 }
 
 void *
@@ -318,6 +421,10 @@ typedef struct
   guint8 *staging;              /* owned snapshot of a pageable source */
   gint memset_value;            /* >= 0: a memset of dst, no src */
   guint64 delay_us;
+  guint pieces;                 /* lands in this many parts over the delay */
+  gint *pending[2];             /* of the allocations it touches */
+  /* OP_COPY, OP_KERNEL: fails when reached, poisoning the device */
+  cudaError_t error;
   /* OP_RECORD, OP_WAIT */
   struct CUevent_st *event;
   guint64 gen;
@@ -376,26 +483,61 @@ stream_unref (Stream * s)
   g_free (s);
 }
 
+/* Bytes [from, to) of a copy, counted row after row. */
+static void
+copy_bytes (Op * op, gsize from, gsize to)
+{
+  while (from < to) {
+    gsize row = from / op->width, col = from % op->width;
+    gsize n = MIN (op->width - col, to - from);
+    guint8 *d = op->dst + row * op->dpitch + col;
+
+    if (op->memset_value >= 0)
+      memset (d, op->memset_value, n);
+    else
+      memmove (d, op->src + row * op->spitch + col, n);
+    from += n;
+  }
+}
+
+/* A held-back copy lands in pieces spread over its delay, as a copy engine
+ * moves a frame bit by bit: a reader that looks early sees a torn frame. */
+static void
+run_copy (Stream * s, Op * op)
+{
+  gsize total = op->width * op->height;
+  guint k, pieces = MAX (op->pieces, 1);
+
+  for (k = 0; k < pieces; k++) {
+    if (op->delay_us)
+      g_usleep (op->delay_us / pieces);
+    /* Another stream's failure stops the device's work. */
+    if (sticky_of (s->device) != cudaSuccess)
+      return;
+    copy_bytes (op, total * k / pieces, total * (k + 1) / pieces);
+  }
+}
+
 static void
 run_op (Stream * s, Op * op)
 {
-  gsize r;
+  /* After an asynchronous failure the device's work only drains: it moves
+   * no byte, but events still complete, so that nothing waits forever. */
+  gboolean dead = sticky_of (s->device) != cudaSuccess;
+
+  if (!dead && op->error != cudaSuccess) {
+    poison (s->device, op->error);
+    dead = TRUE;
+  }
 
   switch (op->type) {
     case OP_COPY:
-      if (op->delay_us)
-        g_usleep (op->delay_us);
-      for (r = 0; r < op->height; r++) {
-        guint8 *d = op->dst + r * op->dpitch;
-
-        if (op->memset_value >= 0)
-          memset (d, op->memset_value, op->width);
-        else
-          memmove (d, op->src + r * op->spitch, op->width);
-      }
+      if (!dead)
+        run_copy (s, op);
       break;
     case OP_SLEEP:
-      g_usleep (op->delay_us);
+      if (!dead)
+        g_usleep (op->delay_us);
       break;
     case OP_RECORD:
       event_complete (op->event, op->gen);
@@ -410,22 +552,26 @@ run_op (Stream * s, Op * op)
       g_mutex_unlock (&op->other->lock);
       break;
     case OP_KERNEL:
-      if (op->delay_us)
-        g_usleep (op->delay_us);
-      if (op->run)
+      if (!dead && op->run)
         op->run (op->closure);
       break;
     case OP_HOST_FUNC:
-      op->host_fn (op->closure);
+      /* CUDA skips host functions after a failure too. */
+      if (!dead)
+        op->host_fn (op->closure);
       break;
     case OP_QUIT:
       break;
   }
 }
 
+static void release_pending (gint * pending);
+
 static void
 op_free (Op * op)
 {
+  release_pending (op->pending[0]);
+  release_pending (op->pending[1]);
   if (op->event)
     event_unref (op->event);
   if (op->other)
@@ -607,6 +753,22 @@ drain_handle (cudaStream_t handle)
   return cudaSuccess;
 }
 
+/* The device of @handle's stream, whose sticky error a synchronous call
+ * reports. */
+static gint
+device_of (cudaStream_t handle)
+{
+  Stream *s;
+  gint device = current_device;
+
+  g_mutex_lock (&lock);
+  s = stream_get_locked (handle);
+  if (s)
+    device = s->device;
+  g_mutex_unlock (&lock);
+  return device;
+}
+
 /* ----------------------------------------------------------------------- */
 /* Control interface */
 
@@ -616,13 +778,22 @@ fakecuda_version (void)
   return 1;
 }
 
+static void
+injection_free (Injection * inj)
+{
+  g_free (inj->function);
+  g_free (inj);
+}
+
 void
 fakecuda_reset (void)
 {
   g_mutex_lock (&lock);
   copy_delay_us = 0;
-  g_list_free_full (injections, g_free);
+  copy_pieces = DEFAULT_COPY_PIECES;
+  g_list_free_full (injections, (GDestroyNotify) injection_free);
   injections = NULL;
+  memset (sticky_error, 0, sizeof (sticky_error));
   g_mutex_unlock (&lock);
 }
 
@@ -631,6 +802,14 @@ fakecuda_set_copy_delay (uint64_t usec)
 {
   g_mutex_lock (&lock);
   copy_delay_us = usec;
+  g_mutex_unlock (&lock);
+}
+
+void
+fakecuda_set_copy_pieces (unsigned pieces)
+{
+  g_mutex_lock (&lock);
+  copy_pieces = MAX (pieces, 1);
   g_mutex_unlock (&lock);
 }
 
@@ -644,9 +823,9 @@ fakecuda_stream_sleep (cudaStream_t stream, uint64_t usec)
   return enqueue (stream, op);
 }
 
-void
-fakecuda_fail (const char *function, unsigned skip, unsigned count,
-    cudaError_t error)
+static void
+add_injection (const char *function, unsigned skip, unsigned count,
+    cudaError_t error, gboolean deferred)
 {
   Injection *inj = g_new0 (Injection, 1);
 
@@ -654,9 +833,30 @@ fakecuda_fail (const char *function, unsigned skip, unsigned count,
   inj->skip = skip;
   inj->count = count;
   inj->error = error;
+  inj->deferred = deferred;
   g_mutex_lock (&lock);
   injections = g_list_prepend (injections, inj);
   g_mutex_unlock (&lock);
+}
+
+void
+fakecuda_fail (const char *function, unsigned skip, unsigned count,
+    cudaError_t error)
+{
+  add_injection (function, skip, count, error, FALSE);
+}
+
+void
+fakecuda_fail_async (const char *function, unsigned skip, unsigned count,
+    cudaError_t error)
+{
+  add_injection (function, skip, count, error, TRUE);
+}
+
+unsigned int
+fakecuda_event_flags (cudaEvent_t event)
+{
+  return event->flags;
 }
 
 uint64_t
@@ -749,16 +949,18 @@ cudaGetErrorString (cudaError_t error)
 cudaError_t CUDARTAPI
 cudaGetLastError (void)
 {
-  cudaError_t e = last_error;
+  cudaError_t e = last_error, sticky = sticky_of (current_device);
 
   last_error = cudaSuccess;
-  return e;
+  return sticky != cudaSuccess ? sticky : e;
 }
 
 cudaError_t CUDARTAPI
 cudaPeekAtLastError (void)
 {
-  return last_error;
+  cudaError_t sticky = sticky_of (current_device);
+
+  return sticky != cudaSuccess ? sticky : last_error;
 }
 
 cudaError_t CUDARTAPI
@@ -876,7 +1078,7 @@ cudaDeviceSynchronize (void)
   for (l = copy; l; l = l->next)
     stream_drain (l->data);
   g_list_free_full (copy, (GDestroyNotify) stream_unref);
-  return cudaSuccess;
+  return set_error (sticky_of (current_device));
 }
 
 /* ----------------------------------------------------------------------- */
@@ -911,10 +1113,11 @@ cudaStreamCreate (cudaStream_t * stream)
 cudaError_t CUDARTAPI
 cudaStreamDestroy (cudaStream_t stream)
 {
+  cudaError_t sticky;
   Stream *s;
   Op *op;
 
-  ENTER (TRUE);
+  ENTER_RELEASE (sticky);
   if (is_legacy_handle (stream))
     return set_error (cudaErrorInvalidResourceHandle);
 
@@ -932,7 +1135,7 @@ cudaStreamDestroy (cudaStream_t stream)
   push_locked (s, op);
   g_mutex_unlock (&lock);
   stream_unref (s);
-  return cudaSuccess;
+  return set_error (sticky);
 }
 
 cudaError_t CUDARTAPI
@@ -952,8 +1155,12 @@ cudaStreamGetFlags (cudaStream_t stream, unsigned int *flags)
 cudaError_t CUDARTAPI
 cudaStreamSynchronize (cudaStream_t stream)
 {
+  cudaError_t err;
+
   ENTER (TRUE);
-  return set_error (drain_handle (stream));
+  if ((err = drain_handle (stream)) != cudaSuccess)
+    return set_error (err);
+  return set_error (sticky_of (device_of (stream)));
 }
 
 cudaError_t CUDARTAPI
@@ -1032,11 +1239,13 @@ cudaEventCreate (cudaEvent_t * event)
 cudaError_t CUDARTAPI
 cudaEventDestroy (cudaEvent_t event)
 {
-  ENTER (TRUE);
+  cudaError_t sticky;
+
+  ENTER_RELEASE (sticky);
   if (event == NULL)
     return set_error (cudaErrorInvalidResourceHandle);
   event_unref (event);
-  return cudaSuccess;
+  return set_error (sticky);
 }
 
 cudaError_t CUDARTAPI
@@ -1074,6 +1283,9 @@ cudaEventQuery (cudaEvent_t event)
   cudaError_t ret;
 
   ENTER (TRUE);
+  /* A failure before or after the event: CUDA reports it here too. */
+  if ((ret = sticky_of (event->device)) != cudaSuccess)
+    return set_error (ret);
   g_mutex_lock (&event->lock);
   ret = event->completed >= event->recorded ? cudaSuccess : cudaErrorNotReady;
   g_mutex_unlock (&event->lock);
@@ -1089,8 +1301,9 @@ cudaEventSynchronize (cudaEvent_t event)
   g_mutex_lock (&event->lock);
   gen = event->recorded;
   g_mutex_unlock (&event->lock);
+  /* On a poisoned device the work drains: the wait ends soon. */
   event_wait (event, gen);
-  return cudaSuccess;
+  return set_error (sticky_of (event->device));
 }
 
 cudaError_t CUDARTAPI
@@ -1151,15 +1364,17 @@ cudaFree (void *ptr)
 {
   GList *l;
   DevAlloc *a = NULL;
+  cudaError_t sticky;
 
-  ENTER (TRUE);
+  ENTER_RELEASE (sticky);
   if (ptr == NULL)
-    return cudaSuccess;
+    return set_error (sticky);
 
   g_mutex_lock (&lock);
   for (l = dev_allocs; l; l = l->next) {
     if (((DevAlloc *) l->data)->handle == ptr) {
       a = l->data;
+      check_unused_locked ("cudaFree", ptr, &a->pending);
       dev_allocs = g_list_delete_link (dev_allocs, l);
       device_used[a->device] -= a->size;
       break;
@@ -1173,25 +1388,61 @@ cudaFree (void *ptr)
   munmap (a->handle, a->reserved);
   g_free (a->backing);
   g_free (a);
-  return cudaSuccess;
+  return set_error (sticky);
+}
+
+static HostAlloc *
+host_alloc_add (void *ptr, gsize size, HostKind kind)
+{
+  HostAlloc *a = g_new0 (HostAlloc, 1);
+
+  a->ptr = ptr;
+  a->size = size;
+  a->kind = kind;
+  g_mutex_lock (&lock);
+  host_allocs = g_list_prepend (host_allocs, a);
+  g_mutex_unlock (&lock);
+  return a;
+}
+
+/* Removes the allocation of @kind that starts at @ptr; FALSE if none. */
+static gboolean
+host_alloc_remove (const gchar * function, void *ptr, HostKind kind)
+{
+  HostAlloc *a = NULL;
+  GList *l;
+
+  g_mutex_lock (&lock);
+  for (l = host_allocs; l; l = l->next) {
+    if (((HostAlloc *) l->data)->ptr == ptr &&
+        ((HostAlloc *) l->data)->kind == kind) {
+      a = l->data;
+      check_unused_locked (function, ptr, &a->pending);
+      host_allocs = g_list_delete_link (host_allocs, l);
+      break;
+    }
+  }
+  g_mutex_unlock (&lock);
+
+  if (a == NULL)
+    return FALSE;
+  if (kind == HOST_ALLOCATED)
+    g_aligned_free (a->ptr);
+  g_free (a);
+  return TRUE;
 }
 
 cudaError_t CUDARTAPI
 cudaHostAlloc (void **ptr, size_t size, unsigned int flags)
 {
-  HostAlloc *a;
+  guint8 *data;
 
   ENTER (TRUE);
-  a = g_new0 (HostAlloc, 1);
-  a->ptr = g_aligned_alloc (1, MAX (size, 1), 4096);
-  a->size = size;
-  memset (a->ptr, 0x5a, size);
+  data = g_aligned_alloc (1, MAX (size, 1), 4096);
+  memset (data, 0x5a, size);
+  host_alloc_add (data, size, HOST_ALLOCATED);
 
-  g_mutex_lock (&lock);
-  host_allocs = g_list_prepend (host_allocs, a);
-  g_mutex_unlock (&lock);
-
-  *ptr = a->ptr;
+  *ptr = data;
   return cudaSuccess;
 }
 
@@ -1204,63 +1455,65 @@ cudaMallocHost (void **ptr, size_t size)
 cudaError_t CUDARTAPI
 cudaFreeHost (void *ptr)
 {
-  GList *l;
-  HostAlloc *a = NULL;
+  cudaError_t sticky;
 
-  ENTER (TRUE);
-  g_mutex_lock (&lock);
-  for (l = host_allocs; l; l = l->next) {
-    if (((HostAlloc *) l->data)->ptr == ptr &&
-        !((HostAlloc *) l->data)->registered) {
-      a = l->data;
-      host_allocs = g_list_delete_link (host_allocs, l);
-      break;
-    }
-  }
-  g_mutex_unlock (&lock);
-
-  if (a == NULL)
+  ENTER_RELEASE (sticky);
+  if (!host_alloc_remove ("cudaFreeHost", ptr, HOST_ALLOCATED))
     return set_error (cudaErrorInvalidValue);
-  g_aligned_free (a->ptr);
-  g_free (a);
-  return cudaSuccess;
+  return set_error (sticky);
 }
 
 cudaError_t CUDARTAPI
 cudaHostRegister (void *ptr, size_t size, unsigned int flags)
 {
-  HostAlloc *a;
+  HostAlloc *tracked;
+  gboolean beyond;
 
   ENTER (TRUE);
-  a = g_new0 (HostAlloc, 1);
-  a->ptr = ptr;
-  a->size = size;
-  a->registered = TRUE;
+  /* A pageable buffer of known size cannot be registered past its end. */
   g_mutex_lock (&lock);
-  host_allocs = g_list_prepend (host_allocs, a);
+  tracked = find_host_locked (ptr);
+  beyond = tracked && tracked->kind == HOST_TRACKED &&
+      (guint8 *) ptr + size > tracked->ptr + tracked->size;
   g_mutex_unlock (&lock);
+  if (beyond) {
+    g_printerr ("fakecuda: cudaHostRegister (%p, %zu) runs %zu bytes past "
+        "the end of pageable buffer %p (%zu bytes)\n", ptr, size,
+        (gsize) ((guint8 *) ptr + size - (tracked->ptr + tracked->size)),
+        tracked->ptr, tracked->size);
+    return set_error (cudaErrorInvalidValue);
+  }
+
+  host_alloc_add (ptr, size, HOST_REGISTERED);
   return cudaSuccess;
 }
 
 cudaError_t CUDARTAPI
 cudaHostUnregister (void *ptr)
 {
-  GList *l;
+  cudaError_t sticky;
 
-  ENTER (TRUE);
+  ENTER_RELEASE (sticky);
+  if (!host_alloc_remove ("cudaHostUnregister", ptr, HOST_REGISTERED))
+    return set_error (cudaErrorInvalidValue);
+  return set_error (sticky);
+}
+
+void
+fakecuda_track_host_range (const void *ptr, size_t size)
+{
   g_mutex_lock (&lock);
-  for (l = host_allocs; l; l = l->next) {
-    HostAlloc *a = l->data;
-
-    if (a->ptr == ptr && a->registered) {
-      host_allocs = g_list_delete_link (host_allocs, l);
-      g_free (a);
-      g_mutex_unlock (&lock);
-      return cudaSuccess;
-    }
-  }
+  ensure_init_locked ();
   g_mutex_unlock (&lock);
-  return set_error (cudaErrorInvalidValue);
+  host_alloc_add ((void *) ptr, size, HOST_TRACKED);
+}
+
+void
+fakecuda_untrack_host_range (const void *ptr)
+{
+  if (!host_alloc_remove ("fakecuda_untrack_host_range", (void *) ptr,
+          HOST_TRACKED))
+    g_error ("fakecuda: %p is no tracked pageable buffer", ptr);
 }
 
 cudaError_t CUDARTAPI
@@ -1278,7 +1531,7 @@ cudaPointerGetAttributes (struct cudaPointerAttributes *attr, const void *ptr)
     attr->type = cudaMemoryTypeDevice;
     attr->device = d->device;
     attr->devicePointer = (void *) ptr;
-  } else if (h) {
+  } else if (h && h->kind != HOST_TRACKED) {
     attr->type = cudaMemoryTypeHost;
     attr->hostPointer = (void *) ptr;
     attr->devicePointer = (void *) ptr;
@@ -1289,27 +1542,33 @@ cudaPointerGetAttributes (struct cudaPointerAttributes *attr, const void *ptr)
   return cudaSuccess;
 }
 
-/* Resolves one side of a copy: device pointers to their storage, with the
- * range checked; host pointers as they are. */
-static cudaError_t
-resolve (const void *ptr, gsize extent, gboolean want_device, guint8 ** out,
-    gboolean * pinned)
+/* One side of a copy. */
+typedef struct
 {
-  DevAlloc *d;
+  guint8 *data;                 /* the bytes: a device pointer's storage */
+  gboolean pinned;              /* device or page-locked memory */
+  gint *pending;                /* of its allocation, if known */
+} Side;
 
+/* Resolves one side of a copy: device pointers to their storage; page-locked
+ * and tracked pageable memory checked against its allocation. */
+static cudaError_t
+resolve (const void *ptr, gsize extent, gboolean want_device, Side * side)
+{
+  const guint8 *p = ptr;
+
+  side->pending = NULL;
   g_mutex_lock (&lock);
   if (is_device_locked (ptr)) {
-    if (!want_device) {
+    DevAlloc *d = find_dev_locked (ptr, extent);
+
+    if (!want_device || d == NULL) {
       g_mutex_unlock (&lock);
       return cudaErrorInvalidValue;
     }
-    d = find_dev_locked (ptr, extent);
-    if (d == NULL) {
-      g_mutex_unlock (&lock);
-      return cudaErrorInvalidValue;
-    }
-    *out = d->backing + ((const guint8 *) ptr - (const guint8 *) d->handle);
-    *pinned = TRUE;
+    side->data = d->backing + (p - (const guint8 *) d->handle);
+    side->pinned = TRUE;
+    side->pending = &d->pending;
   } else {
     HostAlloc *h;
 
@@ -1318,15 +1577,34 @@ resolve (const void *ptr, gsize extent, gboolean want_device, guint8 ** out,
       return cudaErrorInvalidValue;
     }
     h = find_host_locked (ptr);
-    if (h && (const guint8 *) ptr + extent > h->ptr + h->size) {
+    if (h && p + extent > h->ptr + h->size) {
+      g_printerr ("fakecuda: a copy of %zu bytes at %p runs %zu bytes past "
+          "the end of %s buffer %p (%zu bytes)\n", extent, ptr,
+          (gsize) (p + extent - (h->ptr + h->size)),
+          h->kind == HOST_TRACKED ? "pageable" : "page-locked", h->ptr,
+          h->size);
       g_mutex_unlock (&lock);
       return cudaErrorInvalidValue;
     }
-    *out = (guint8 *) ptr;
-    *pinned = h != NULL;
+    side->data = (guint8 *) ptr;
+    side->pinned = h != NULL && h->kind != HOST_TRACKED;
+    side->pending = h ? &h->pending : NULL;
   }
+  if (side->pending)
+    (*side->pending)++;
   g_mutex_unlock (&lock);
   return cudaSuccess;
+}
+
+static void
+release_pending (gint * pending)
+{
+  if (pending == NULL)
+    return;
+  g_mutex_lock (&lock);
+  (*pending)--;
+  g_cond_broadcast (&pending_cond);
+  g_mutex_unlock (&lock);
 }
 
 static gboolean
@@ -1359,13 +1637,28 @@ kind_sides (enum cudaMemcpyKind kind, const void *dst, const void *src,
   }
 }
 
+static Op *
+new_copy_op (void)
+{
+  Op *op = g_new0 (Op, 1);
+
+  op->type = OP_COPY;
+  op->memset_value = -1;
+  op->error = deferred_error;
+  g_mutex_lock (&lock);
+  op->delay_us = copy_delay_us;
+  op->pieces = copy_delay_us ? copy_pieces : 1;
+  g_mutex_unlock (&lock);
+  return op;
+}
+
 static cudaError_t
 copy_2d (void *dst, size_t dpitch, const void *src, size_t spitch,
     size_t width, size_t height, enum cudaMemcpyKind kind,
     cudaStream_t stream, gboolean sync)
 {
-  gboolean dst_device, src_device, dst_pinned, src_pinned;
-  guint8 *d, *s;
+  gboolean dst_device, src_device;
+  Side d, s;
   gsize dext, sext;
   cudaError_t err;
   Op *op;
@@ -1379,40 +1672,46 @@ copy_2d (void *dst, size_t dpitch, const void *src, size_t spitch,
 
   dext = dpitch * (height - 1) + width;
   sext = spitch * (height - 1) + width;
-  if ((err = resolve (dst, dext, dst_device, &d, &dst_pinned)) != cudaSuccess ||
-      (err = resolve (src, sext, src_device, &s, &src_pinned)) != cudaSuccess)
+  if ((err = resolve (dst, dext, dst_device, &d)) != cudaSuccess)
     return set_error (err);
+  if ((err = resolve (src, sext, src_device, &s)) != cudaSuccess) {
+    release_pending (d.pending);
+    return set_error (err);
+  }
 
-  op = g_new0 (Op, 1);
-  op->type = OP_COPY;
-  op->dst = d;
-  op->src = s;
+  op = new_copy_op ();
+  op->dst = d.data;
+  op->src = s.data;
   op->dpitch = height > 1 ? dpitch : width;
   op->spitch = height > 1 ? spitch : width;
   op->width = width;
   op->height = height;
-  op->memset_value = -1;
-  g_mutex_lock (&lock);
-  op->delay_us = copy_delay_us;
-  g_mutex_unlock (&lock);
+  op->pending[0] = d.pending;
 
   /* A pageable source is staged at the call: the caller may reuse it. */
-  if (!src_pinned) {
+  if (!s.pinned) {
     gsize r;
 
     op->staging = g_malloc (width * height);
     for (r = 0; r < height; r++)
-      memcpy (op->staging + r * width, s + r * spitch, width);
+      memcpy (op->staging + r * width, s.data + r * spitch, width);
     op->src = op->staging;
     op->spitch = width;
+    release_pending (s.pending);
+  } else {
+    op->pending[1] = s.pending;
   }
 
   if ((err = enqueue (stream, op)) != cudaSuccess)
     return set_error (err);
 
-  /* Into pageable memory, or a synchronous copy: return once it is done. */
-  if (sync || !dst_pinned)
-    return set_error (drain_handle (stream));
+  /* Into pageable memory, or a synchronous copy: return once it is done,
+   * with the error of a copy that failed. */
+  if (sync || !d.pinned) {
+    if ((err = drain_handle (stream)) != cudaSuccess)
+      return set_error (err);
+    return set_error (sticky_of (device_of (stream)));
+  }
 
   return cudaSuccess;
 }
@@ -1451,21 +1750,20 @@ cudaMemcpy2D (void *dst, size_t dpitch, const void *src, size_t spitch,
 static cudaError_t
 do_memset (void *dst, int value, size_t count, cudaStream_t stream)
 {
-  gboolean pinned;
-  guint8 *d;
+  Side d;
   cudaError_t err;
   Op *op;
 
-  if ((err = resolve (dst, count, TRUE, &d, &pinned)) != cudaSuccess)
+  if ((err = resolve (dst, count, TRUE, &d)) != cudaSuccess)
     return set_error (err);
 
-  op = g_new0 (Op, 1);
-  op->type = OP_COPY;
-  op->dst = d;
+  op = new_copy_op ();
+  op->dst = d.data;
   op->dpitch = count;
   op->width = count;
   op->height = 1;
   op->memset_value = value & 0xff;
+  op->pending[0] = d.pending;
   return set_error (enqueue (stream, op));
 }
 
@@ -1583,6 +1881,7 @@ launch (const void *func, dim3 grid, dim3 block, void **args,
 {
   const gchar *name;
   KernelImpl *impl = NULL;
+  cudaError_t deferred = deferred_error, err;
   gchar *counter;
   Op *op;
 
@@ -1596,13 +1895,16 @@ launch (const void *func, dim3 grid, dim3 block, void **args,
     impl = g_hash_table_lookup (kernel_impls, name);
   g_mutex_unlock (&lock);
 
-  /* Counted per kernel too, as "launch:NAME". */
+  /* Counted per kernel too, as "launch:NAME", which failures can name. */
   counter = g_strdup_printf ("launch:%s", name ? name : "?");
-  enter (counter, FALSE);
+  err = enter (counter, FALSE);
   g_free (counter);
+  if (err != cudaSuccess)
+    return set_error (err);
 
   op = g_new0 (Op, 1);
   op->type = OP_KERNEL;
+  op->error = deferred_error != cudaSuccess ? deferred_error : deferred;
   if (impl) {
     op->run = impl->run;
     op->closure = impl->bind (args, grid, block);

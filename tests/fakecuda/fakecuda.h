@@ -31,12 +31,21 @@ typedef void (*FakecudaKernelRun) (void *closure);
 /* Non-zero: this is the stand-in. */
 int      fakecuda_version          (void);
 
-/* Back to defaults: no delay, no injected failures, counters kept. */
+/* Back to defaults: no delay, copies in 4 pieces, no injected failures,
+ * no device poisoned (as cudaDeviceReset(), but allocations, streams and
+ * events stay); counters kept. */
 void     fakecuda_reset            (void);
 
-/* Copies enqueued from now on wait this long on their stream before they
- * move any byte: races between the host and the copy engine show. */
+/* Copies and memsets enqueued from now on take this long on their stream:
+ * they land in pieces (fakecuda_set_copy_pieces()), the first after a
+ * piece's share of the delay, the last at its end. Races between the host
+ * and the copy engine show, and a reader that looks early sees a torn
+ * frame. */
 void     fakecuda_set_copy_delay   (uint64_t usec);
+
+/* How many pieces a held-back copy lands in (default 4; 1: all at once at
+ * the end of its delay). */
+void     fakecuda_set_copy_pieces  (unsigned pieces);
 
 /* Enqueues a pause on @stream, as a long kernel would be. */
 cudaError_t fakecuda_stream_sleep  (cudaStream_t stream, uint64_t usec);
@@ -45,6 +54,25 @@ cudaError_t fakecuda_stream_sleep  (cudaStream_t stream, uint64_t usec);
  * with @error. */
 void     fakecuda_fail             (const char *function, unsigned skip,
                                     unsigned count, cudaError_t error);
+
+/* Like fakecuda_fail(), but the calls succeed and the work they enqueue
+ * (a copy, memset or kernel) fails when its stream reaches it, as CUDA's
+ * asynchronous errors do: it moves no byte, and the error sticks to the
+ * device. From then on every call on the device returns it (event queries
+ * and synchronizations included; calls that release something still do),
+ * and its streams' work drains without effect, until fakecuda_reset(). */
+void     fakecuda_fail_async       (const char *function, unsigned skip,
+                                    unsigned count, cudaError_t error);
+
+/* Tells the stand-in the bounds of a pageable buffer: copies from or into
+ * it (and cudaHostRegister() of it) that run past its end fail with
+ * cudaErrorInvalidValue and a message, where CUDA would read or write
+ * whatever lies beyond. Untrack before freeing it. */
+void     fakecuda_track_host_range (const void *ptr, size_t size);
+void     fakecuda_untrack_host_range (const void *ptr);
+
+/* The flags @event was created with. */
+unsigned int fakecuda_event_flags  (cudaEvent_t event);
 
 /* How often @function was called since the library loaded. */
 uint64_t fakecuda_call_count       (const char *function);

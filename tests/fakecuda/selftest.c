@@ -149,6 +149,227 @@ test_stream_handles_are_reused (void)
   cudaEventDestroy (fresh);
 }
 
+/* A copy that fails when its stream gets there: the call succeeds, the
+ * failure shows at the next query or synchronization, the copy moves no
+ * byte, and the error sticks to the device until reset. */
+static void
+test_deferred_sticky_error (void)
+{
+  cudaStream_t stream;
+  cudaEvent_t before = new_event (), after = new_event ();
+  guint8 *host, *dev;
+  gsize size = 4096;
+
+  assert_cuda (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking),
+      cudaSuccess);
+  assert_cuda (cudaHostAlloc ((void **) &host, size, 0), cudaSuccess);
+  assert_cuda (cudaMalloc ((void **) &dev, size), cudaSuccess);
+  memset (host, 0x11, size);
+  assert_cuda (cudaMemcpy (dev, host, size, cudaMemcpyHostToDevice),
+      cudaSuccess);
+  memset (host, 0x22, size);
+  cudaGetLastError ();
+
+  fakecuda_fail_async ("cudaMemcpyAsync", 0, 1, cudaErrorIllegalAddress);
+  assert_cuda (fakecuda_stream_sleep (stream, DELAY_US / 2), cudaSuccess);
+  assert_cuda (cudaEventRecord (before, stream), cudaSuccess);
+  assert_cuda (cudaMemcpyAsync (dev, host, size, cudaMemcpyHostToDevice,
+          stream), cudaSuccess);
+  assert_cuda (cudaEventRecord (after, stream), cudaSuccess);
+  /* Not reached yet: nothing to report. */
+  assert_cuda (cudaEventQuery (after), cudaErrorNotReady);
+  assert_cuda (cudaGetLastError (), cudaSuccess);
+
+  assert_cuda (cudaEventSynchronize (after), cudaErrorIllegalAddress);
+  /* Sticky: every later call reports it, an earlier event's query too. */
+  assert_cuda (cudaEventQuery (before), cudaErrorIllegalAddress);
+  assert_cuda (cudaStreamSynchronize (stream), cudaErrorIllegalAddress);
+  assert_cuda (cudaMalloc ((void **) &dev, size), cudaErrorIllegalAddress);
+  assert_cuda (cudaGetLastError (), cudaErrorIllegalAddress);
+  assert_cuda (cudaGetLastError (), cudaErrorIllegalAddress);
+
+  fakecuda_reset ();
+  assert_cuda (cudaGetLastError (), cudaSuccess);
+  /* The failed copy moved nothing. */
+  memset (host, 0, size);
+  assert_cuda (cudaMemcpy (host, dev, size, cudaMemcpyDeviceToHost),
+      cudaSuccess);
+  g_assert_cmpuint (host[0], ==, 0x11);
+  g_assert_cmpuint (host[size - 1], ==, 0x11);
+
+  assert_cuda (cudaFree (dev), cudaSuccess);
+  assert_cuda (cudaFreeHost (host), cudaSuccess);
+  assert_cuda (cudaStreamDestroy (stream), cudaSuccess);
+  cudaEventDestroy (before);
+  cudaEventDestroy (after);
+}
+
+/* On a poisoned device calls that release still release (and say why they
+ * might not have), so that teardown after a failure leaks nothing. */
+static void
+test_release_on_poisoned_device (void)
+{
+  cudaStream_t stream;
+  cudaEvent_t ev = new_event ();
+  void *dev, *host;
+  guint64 frees = fakecuda_call_count ("cudaFree");
+
+  assert_cuda (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking),
+      cudaSuccess);
+  assert_cuda (cudaMalloc (&dev, 256), cudaSuccess);
+  assert_cuda (cudaHostAlloc (&host, 256, 0), cudaSuccess);
+  fakecuda_fail_async ("cudaMemsetAsync", 0, 1, cudaErrorLaunchFailure);
+  assert_cuda (cudaMemsetAsync (dev, 0, 256, stream), cudaSuccess);
+  assert_cuda (cudaStreamSynchronize (stream), cudaErrorLaunchFailure);
+
+  assert_cuda (cudaFree (dev), cudaErrorLaunchFailure);
+  assert_cuda (cudaFreeHost (host), cudaErrorLaunchFailure);
+  assert_cuda (cudaEventDestroy (ev), cudaErrorLaunchFailure);
+  assert_cuda (cudaStreamDestroy (stream), cudaErrorLaunchFailure);
+  fakecuda_reset ();
+  /* Released indeed: a second free finds nothing. */
+  assert_cuda (cudaFree (dev), cudaErrorInvalidValue);
+  assert_cuda (cudaFreeHost (host), cudaErrorInvalidValue);
+  g_assert_cmpuint (fakecuda_call_count ("cudaFree") - frees, ==, 2);
+}
+
+/* A pageable buffer of known size: copies that run past its end fail,
+ * in either direction, 1D and 2D, and it cannot be registered past its
+ * end. */
+static void
+test_pageable_bounds (void)
+{
+  gsize size = 1000;
+  guint8 *pageable = g_malloc (size + 64);
+  void *dev;
+
+  assert_cuda (cudaMalloc (&dev, 2 * size), cudaSuccess);
+  memset (pageable, 0x33, size + 64);
+  fakecuda_track_host_range (pageable, size);
+
+  assert_cuda (cudaMemcpy (dev, pageable, size, cudaMemcpyHostToDevice),
+      cudaSuccess);
+  assert_cuda (cudaMemcpy (dev, pageable, size + 1, cudaMemcpyHostToDevice),
+      cudaErrorInvalidValue);
+  assert_cuda (cudaMemcpy (pageable + 1, dev, size, cudaMemcpyDeviceToHost),
+      cudaErrorInvalidValue);
+  /* 10 rows of 90 bytes 100 apart end at byte 990: inside. 11 rows: not. */
+  assert_cuda (cudaMemcpy2D (dev, 90, pageable, 100, 90, 10,
+          cudaMemcpyHostToDevice), cudaSuccess);
+  assert_cuda (cudaMemcpy2D (pageable, 100, dev, 90, 90, 11,
+          cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
+  assert_cuda (cudaHostRegister (pageable, size + 1, 0), cudaErrorInvalidValue);
+  assert_cuda (cudaHostRegister (pageable, size, 0), cudaSuccess);
+  assert_cuda (cudaHostUnregister (pageable), cudaSuccess);
+  cudaGetLastError ();
+
+  fakecuda_untrack_host_range (pageable);
+  /* Untracked, the same over-read goes unnoticed, as on CUDA. */
+  assert_cuda (cudaMemcpy (dev, pageable, size + 1, cudaMemcpyHostToDevice),
+      cudaSuccess);
+  assert_cuda (cudaFree (dev), cudaSuccess);
+  g_free (pageable);
+}
+
+/* A held-back copy lands in pieces: polling the destination sees part of
+ * the new bytes before all of them. */
+static void
+test_held_back_copy_lands_in_pieces (void)
+{
+  cudaStream_t stream;
+  gsize size = 1 << 20, i, changed;
+  guint8 *src, *dst;
+  gboolean torn = FALSE;
+  gint64 end;
+
+  assert_cuda (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking),
+      cudaSuccess);
+  assert_cuda (cudaHostAlloc ((void **) &src, size, 0), cudaSuccess);
+  assert_cuda (cudaHostAlloc ((void **) &dst, size, 0), cudaSuccess);
+  memset (src, 0x44, size);
+  memset (dst, 0x00, size);
+
+  fakecuda_set_copy_delay (4 * DELAY_US);
+  assert_cuda (cudaMemcpyAsync (dst, src, size, cudaMemcpyHostToHost,
+          stream), cudaSuccess);
+  fakecuda_reset ();
+
+  end = g_get_monotonic_time () + 8 * DELAY_US;
+  do {
+    /* Racing the copy on purpose: this is what an unfenced reader sees. */
+    for (i = 0, changed = 0; i < size; i += 4096)
+      changed += ((volatile guint8 *) dst)[i] == 0x44;
+    torn |= changed > 0 && changed < size / 4096;
+    g_usleep (5000);
+  } while (changed < size / 4096 && g_get_monotonic_time () < end);
+  g_assert_true (torn);
+  assert_cuda (cudaStreamSynchronize (stream), cudaSuccess);
+  g_assert_cmpuint (dst[size - 1], ==, 0x44);
+
+  assert_cuda (cudaFreeHost (src), cudaSuccess);
+  assert_cuda (cudaFreeHost (dst), cudaSuccess);
+  assert_cuda (cudaStreamDestroy (stream), cudaSuccess);
+}
+
+/* cudaFree() does not synchronize the device (CUDA's does)... */
+static void
+test_free_does_not_synchronize (void)
+{
+  cudaStream_t stream;
+  cudaEvent_t ev = new_event ();
+  void *dev;
+  gint64 start;
+
+  assert_cuda (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking),
+      cudaSuccess);
+  assert_cuda (cudaMalloc (&dev, 256), cudaSuccess);
+  assert_cuda (fakecuda_stream_sleep (stream, DELAY_US), cudaSuccess);
+  assert_cuda (cudaEventRecord (ev, stream), cudaSuccess);
+  start = g_get_monotonic_time ();
+  assert_cuda (cudaFree (dev), cudaSuccess);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, DELAY_US / 2);
+  assert_cuda (cudaEventQuery (ev), cudaErrorNotReady);
+  assert_cuda (cudaStreamSynchronize (stream), cudaSuccess);
+  assert_cuda (cudaStreamDestroy (stream), cudaSuccess);
+  cudaEventDestroy (ev);
+}
+
+/* ... and freeing memory that queued work still touches stops the
+ * process with a message, rather than working by the grace of CUDA's
+ * synchronization. */
+static void
+test_free_in_use_is_caught (void)
+{
+  if (g_test_subprocess ()) {
+    cudaStream_t stream;
+    void *dev, *host;
+
+    cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking);
+    cudaMalloc (&dev, 256);
+    cudaHostAlloc (&host, 256, 0);
+    fakecuda_stream_sleep (stream, DELAY_US);
+    cudaMemcpyAsync (host, dev, 256, cudaMemcpyDeviceToHost, stream);
+    cudaFreeHost (host);
+    return;
+  }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*cudaFreeHost (*) while 1 queued operation(s) "
+      "still use the memory*");
+}
+
+static void
+test_event_flags (void)
+{
+  cudaEvent_t ev;
+
+  assert_cuda (cudaEventCreateWithFlags (&ev, cudaEventDisableTiming |
+          cudaEventBlockingSync), cudaSuccess);
+  g_assert_cmpuint (fakecuda_event_flags (ev), ==, cudaEventDisableTiming |
+      cudaEventBlockingSync);
+  cudaEventDestroy (ev);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -161,6 +382,18 @@ main (int argc, char **argv)
       test_legacy_stream_and_blocking_streams);
   g_test_add_func ("/fakecuda/stream-handles-are-reused",
       test_stream_handles_are_reused);
+  g_test_add_func ("/fakecuda/deferred-sticky-error",
+      test_deferred_sticky_error);
+  g_test_add_func ("/fakecuda/release-on-poisoned-device",
+      test_release_on_poisoned_device);
+  g_test_add_func ("/fakecuda/pageable-bounds", test_pageable_bounds);
+  g_test_add_func ("/fakecuda/held-back-copy-lands-in-pieces",
+      test_held_back_copy_lands_in_pieces);
+  g_test_add_func ("/fakecuda/free-does-not-synchronize",
+      test_free_does_not_synchronize);
+  g_test_add_func ("/fakecuda/free-in-use-is-caught",
+      test_free_in_use_is_caught);
+  g_test_add_func ("/fakecuda/event-flags", test_event_flags);
 
   return g_test_run ();
 }
