@@ -21,4 +21,12 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL
 guint64              gst_pinned_fence_get_stream_id (GstPinnedFence * fence);
 
+/* Asks without waiting whether the work before @fence has finished:
+ * %FALSE, with @error set, when the device reported a failure, else %TRUE
+ * and *@signaled. */
+G_GNUC_INTERNAL
+gboolean             gst_pinned_fence_query         (GstPinnedFence * fence,
+                                                     gboolean * signaled,
+                                                     GError ** error);
+
 G_END_DECLS

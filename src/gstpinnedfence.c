@@ -255,33 +255,46 @@ gst_pinned_fence_get_stream_id (GstPinnedFence * fence)
   return fence->stream_id;
 }
 
+gboolean
+gst_pinned_fence_query (GstPinnedFence * fence, gboolean * signaled,
+    GError ** error)
+{
+  cudaError_t result;
+
+  ensure_debug_category ();
+
+  result = cudaEventQuery (fence->event);
+  *signaled = result != cudaErrorNotReady;
+  if (result == cudaErrorNotReady)
+    return TRUE;
+  return _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
+      __FILE__, GST_FUNCTION, __LINE__, error);
+}
+
 /**
  * gst_pinned_fence_is_signaled:
  * @fence: a #GstPinnedFence
  *
  * Asks whether the work before @fence has finished, without waiting.
  *
- * Returns: %TRUE when it has (or when the device reported an error, which
- *   the next call on the stream reports again)
+ * Work that failed has finished too: a poll ends, and gst_pinned_fence_wait()
+ * would not block but return the error. So %TRUE does not mean that the
+ * work succeeded: before touching what it wrote, get the result from
+ * gst_pinned_fence_wait() (as mapping gst-pinned memory does).
+ *
+ * Returns: %TRUE when the work has finished, or failed
  *
  * Since: 0.1
  */
 gboolean
 gst_pinned_fence_is_signaled (GstPinnedFence * fence)
 {
-  cudaError_t result;
+  gboolean signaled;
 
   g_return_val_if_fail (fence != NULL, TRUE);
 
-  ensure_debug_category ();
-
-  result = cudaEventQuery (fence->event);
-  if (result == cudaErrorNotReady)
-    return FALSE;
-
-  _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
-      __FILE__, GST_FUNCTION, __LINE__, NULL);
-  return TRUE;
+  gst_pinned_fence_query (fence, &signaled, NULL);
+  return signaled;
 }
 
 /**

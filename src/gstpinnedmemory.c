@@ -256,7 +256,12 @@ gst_pinned_memory_wait (GstPinnedMemory * mem, GstMapFlags access,
 
   collect_fences (mem, access, &list);
   for (i = 0; i < list.n && ret; i++) {
-    if (!gst_pinned_fence_is_signaled (list.fences[i])) {
+    gboolean signaled;
+
+    /* A fence of failed work counts as signalled: the access must fail,
+     * not go ahead on bytes the work never wrote. */
+    ret = gst_pinned_fence_query (list.fences[i], &signaled, error);
+    if (ret && !signaled) {
       GST_LOG ("memory %p: host wait for GPU work", mem);
       ret = gst_pinned_fence_wait (list.fences[i], error);
     }
