@@ -121,7 +121,10 @@ gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
             &error)) {
       GST_ERROR_OBJECT (pool, "waiting for buffer failed: %s", error->message);
       g_clear_error (&error);
-      gst_buffer_pool_release_buffer (pool, *buffer);
+      /* Not gst_buffer_pool_release_buffer(): the buffer is not the
+       * acquirer's yet, and that would drop it, leaking it. */
+      GST_BUFFER_POOL_CLASS (gst_pinned_host_buffer_pool_parent_class)
+          ->release_buffer (pool, *buffer);
       *buffer = NULL;
       return GST_FLOW_ERROR;
     }
