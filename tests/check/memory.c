@@ -344,6 +344,82 @@ GST_START_TEST (test_per_buffer_path_never_waits)
 
 GST_END_TEST;
 
+/* A copy that fails on its stream, after the call returned: the fence
+ * counts as signalled (finished: nothing left to wait for), but waiting on
+ * it returns the CUDA error, and so do a CPU map and a pool's acquire,
+ * instead of handing out a frame the copy never wrote. */
+GST_START_TEST (test_failed_copy_fails_map_and_acquire)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstCaps *caps;
+  GstBuffer *src, *dst, *again = NULL;
+  GstPinnedFence *fence;
+  GError *error = NULL;
+  GstMapInfo map;
+
+  if (!pinned_test_is_fake ())
+    return;                     /* no failure on demand on a GPU */
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 256, 64);
+  caps = gst_video_info_to_caps (&info);
+  pool = gst_pinned_host_buffer_pool_new (d.ctx);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 1, 1);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &dst, NULL),
+      GST_FLOW_OK);
+  src = gst_buffer_new_allocate (d.device, info.size, NULL);
+  pinned_test_fill_bytes (src, 0x3c);
+
+  pinned_test_delay_stream (d.stream, DELAY_MS);
+  pinned_test_fail_async ("cudaMemcpyAsync", 0, 1, cudaErrorIllegalAddress);
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, src, dst,
+          NULL), "the failure showed before the stream got to the copy");
+  fence = gst_pinned_memory_get_write_fence ((GstPinnedMemory *)
+      gst_buffer_peek_memory (dst, 0));
+  fail_unless (fence != NULL);
+
+  fail_if (gst_pinned_fence_wait (fence, &error));
+  fail_unless (error && strstr (error->message, "cudaErrorIllegalAddress"),
+      "%s", error ? error->message : "no error");
+  g_clear_error (&error);
+  /* Finished, if badly: a poll ends, and a wait would not block ... */
+  fail_unless (gst_pinned_fence_is_signaled (fence));
+  fail_unless (gst_pinned_buffer_is_idle (dst, GST_MAP_READ));
+  /* ... but the CPU does not get the frame that never came. */
+  fail_if (gst_pinned_buffer_wait (dst, GST_MAP_READ, &error));
+  fail_unless (error != NULL);
+  g_clear_error (&error);
+  fail_if (gst_buffer_map (dst, &map, GST_MAP_READ),
+      "a CPU map went ahead on a frame whose copy failed");
+
+  /* Released, it is not handed out again either ... */
+  gst_buffer_unref (dst);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &again,
+          NULL), GST_FLOW_ERROR);
+  fail_unless (again == NULL);
+
+  /* ... but stays the pool's: once the device is usable again, it is. */
+  pinned_test_reset ();
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &again,
+          NULL), GST_FLOW_OK);
+  gst_buffer_unref (again);
+  gst_pinned_fence_unref (fence);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE),
+      "the pool lost a buffer");
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  gst_buffer_unref (src);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 static Suite *
 memory_suite (void)
 {
@@ -361,6 +437,7 @@ memory_suite (void)
   tcase_add_test (tc, test_foreign_pinned_source_is_waited_for);
   tcase_add_test (tc, test_context_push_pop_restores_device);
   tcase_add_test (tc, test_per_buffer_path_never_waits);
+  tcase_add_test (tc, test_failed_copy_fails_map_and_acquire);
 
   return s;
 }

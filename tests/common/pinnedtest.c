@@ -116,6 +116,18 @@ pinned_test_fail (const gchar * function, guint skip, guint count,
   return TRUE;
 }
 
+gboolean
+pinned_test_fail_async (const gchar * function, guint skip, guint count,
+    gint cuda_error)
+{
+  FailFunc func = fake_symbol ("fakecuda_fail_async");
+
+  if (func == NULL)
+    return FALSE;
+  func (function, skip, count, (cudaError_t) cuda_error);
+  return TRUE;
+}
+
 guint64
 pinned_test_call_count (const gchar * function)
 {

@@ -41,10 +41,16 @@ gboolean  pinned_test_set_copy_delay  (guint ms);
 gboolean  pinned_test_fail            (const gchar * function, guint skip,
                                        guint count, gint cuda_error);
 
+/* Fake only: the work that calls of @function enqueue fails when its stream
+ * reaches it, and the error sticks to the device until
+ * pinned_test_reset(). */
+gboolean  pinned_test_fail_async      (const gchar * function, guint skip,
+                                       guint count, gint cuda_error);
+
 /* Fake only: calls of @function so far (0 on a GPU). */
 guint64   pinned_test_call_count      (const gchar * function);
 
-/* Clears fake delays and injected failures. */
+/* Clears fake delays, injected failures and sticky errors. */
 void      pinned_test_reset           (void);
 
 /* Fills every plane's pixel bytes with pseudo-random data from @seed. */
