@@ -104,7 +104,9 @@ make_input (GstHarness * h, const GstVideoInfo * info, GstCaps * caps,
       break;
     }
     case SOURCE_PAGEABLE:
-      buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+      /* Exactly the frame's size, a guard page behind: an over-read of
+       * the upstream buffer fails (stand-in) or faults (GPU). */
+      buf = pinned_test_new_pageable (info->size);
       pinned_test_fill_frame (buf, info, seed);
       break;
     case SOURCE_PAGEABLE_PADDED:

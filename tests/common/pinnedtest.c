@@ -13,8 +13,11 @@
 
 #include <dlfcn.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cuda_runtime_api.h>
 
+#include <gst/pinned/gstpinnedcuda.h>
 #include "pinnedtest.h"
 
 /* In delay.cu: a kernel that spins on the GPU's global timer. */
@@ -28,6 +31,12 @@ typedef void (*SetDelayFunc) (guint64);
 typedef cudaError_t (*StreamSleepFunc) (cudaStream_t, guint64);
 typedef void (*FailFunc) (const char *, unsigned, unsigned, cudaError_t);
 typedef guint64 (*CountFunc) (const char *);
+typedef void (*PiecesFunc) (unsigned);
+typedef unsigned int (*EventFlagsFunc) (cudaEvent_t);
+typedef void (*TrackFunc) (const void *, size_t);
+typedef void (*UntrackFunc) (const void *);
+
+static void register_test_filter (void);
 
 static gpointer
 fake_symbol (const gchar * name)
@@ -63,6 +72,7 @@ pinned_test_main (int argc, char **argv, Suite * (*make_suite) (void))
   }
 
   gst_check_init (&argc, &argv);
+  register_test_filter ();
   suite = make_suite ();
   failed = gst_check_run_suite (suite, want_fake ? "fake" : "gpu", argv[0]);
 
@@ -75,21 +85,28 @@ pinned_test_is_fake (void)
   return fake_loaded;
 }
 
+/* Holds @handle's later work for @ms; the caller made its device current. */
+static void
+delay_handle (gpointer handle, guint ms)
+{
+  StreamSleepFunc sleep_func = fake_symbol ("fakecuda_stream_sleep");
+
+  if (sleep_func) {
+    fail_unless_equals_int (sleep_func (handle, (guint64) ms * 1000),
+        cudaSuccess);
+  } else {
+    fail_unless_equals_int (pinned_test_spin (handle,
+            (unsigned long long) ms * 1000000), cudaSuccess);
+  }
+}
+
 void
 pinned_test_delay_stream (GstPinnedStream * stream, guint ms)
 {
-  StreamSleepFunc sleep_func = fake_symbol ("fakecuda_stream_sleep");
   GstPinnedContext *context = gst_pinned_stream_get_context (stream);
 
-  if (sleep_func) {
-    fail_unless_equals_int (sleep_func (gst_pinned_stream_get_handle (stream),
-            (guint64) ms * 1000), cudaSuccess);
-    return;
-  }
-
   fail_unless (gst_pinned_context_push (context, NULL));
-  fail_unless_equals_int (pinned_test_spin (gst_pinned_stream_get_handle
-          (stream), (unsigned long long) ms * 1000000), cudaSuccess);
+  delay_handle (gst_pinned_stream_get_handle (stream), ms);
   gst_pinned_context_pop (context);
 }
 
@@ -134,6 +151,25 @@ pinned_test_call_count (const gchar * function)
   CountFunc func = fake_symbol ("fakecuda_call_count");
 
   return func ? func (function) : 0;
+}
+
+gboolean
+pinned_test_set_copy_pieces (guint pieces)
+{
+  PiecesFunc func = fake_symbol ("fakecuda_set_copy_pieces");
+
+  if (func == NULL)
+    return FALSE;
+  func (pieces);
+  return TRUE;
+}
+
+guint
+pinned_test_event_flags (GstPinnedFence * fence)
+{
+  EventFlagsFunc func = fake_symbol ("fakecuda_event_flags");
+
+  return func ? func (gst_pinned_fence_get_cuda_event (fence)) : 0;
 }
 
 void
@@ -347,7 +383,7 @@ pinned_test_new_padded_frame (const GstVideoInfo * info, guint pad,
   align.padding_right = pad;
   fail_unless (gst_video_info_align (&padded, &align));
 
-  buffer = gst_buffer_new_allocate (NULL, padded.size, NULL);
+  buffer = pinned_test_new_pageable (padded.size);
   gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
@@ -405,4 +441,345 @@ pinned_test_get_transform (GstElement * element, const gchar * factory)
 
   fail_unless (found != NULL);
   return GST_PINNED_BASE_TRANSFORM (found);
+}
+
+GstPinnedStream *
+pinned_test_legacy_stream (GstPinnedContext * ctx)
+{
+  return gst_pinned_stream_new_wrapped (ctx, NULL);
+}
+
+/* ---- pageable memory that ends at a guard page ------------------------ */
+
+typedef struct
+{
+  GstMemory mem;
+  guint8 *data;                 /* maxsize bytes, an inaccessible page after */
+  guint8 *map_base;             /* of the whole mapping; NULL for a share */
+  gsize map_size;
+} GuardedMemory;
+
+typedef struct
+{
+  GstAllocator parent;
+} GuardedAllocator;
+
+typedef struct
+{
+  GstAllocatorClass parent_class;
+} GuardedAllocatorClass;
+
+static GType guarded_allocator_get_type (void);
+G_DEFINE_TYPE (GuardedAllocator, guarded_allocator, GST_TYPE_ALLOCATOR);
+
+static GstMemory *
+guarded_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  gsize page = sysconf (_SC_PAGESIZE);
+  gsize maxsize = size + params->prefix + params->padding;
+  GuardedMemory *mem = g_new0 (GuardedMemory, 1);
+  TrackFunc track = fake_symbol ("fakecuda_track_host_range");
+  guint8 *guard;
+
+  mem->map_size = (maxsize + params->align + page - 1) / page * page + page;
+  mem->map_base = mmap (NULL, mem->map_size, PROT_READ | PROT_WRITE,
+      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  g_assert (mem->map_base != MAP_FAILED);
+  guard = mem->map_base + mem->map_size - page;
+  g_assert (mprotect (guard, page, PROT_NONE) == 0);
+  /* As close to the guard page as the alignment allows. */
+  mem->data = (guint8 *) ((guintptr) (guard - maxsize) &
+      ~(guintptr) params->align);
+  gst_memory_init (GST_MEMORY_CAST (mem), params->flags, allocator, NULL,
+      maxsize, params->align, params->prefix, size);
+  if (track)
+    track (mem->data, maxsize);
+  return GST_MEMORY_CAST (mem);
+}
+
+static void
+guarded_free (GstAllocator * allocator, GstMemory * memory)
+{
+  GuardedMemory *mem = (GuardedMemory *) memory;
+  UntrackFunc untrack = fake_symbol ("fakecuda_untrack_host_range");
+
+  if (mem->map_base) {
+    if (untrack)
+      untrack (mem->data);
+    munmap (mem->map_base, mem->map_size);
+  }
+  g_free (mem);
+}
+
+static gpointer
+guarded_map (GstMemory * memory, gsize maxsize, GstMapFlags flags)
+{
+  return ((GuardedMemory *) memory)->data;
+}
+
+static void
+guarded_unmap (GstMemory * memory)
+{
+}
+
+static GstMemory *
+guarded_share (GstMemory * memory, gssize offset, gssize size)
+{
+  GuardedMemory *root = (GuardedMemory *) (memory->parent ? memory->parent :
+      memory);
+  GuardedMemory *sub = g_new0 (GuardedMemory, 1);
+
+  if (size == -1)
+    size = memory->size - offset;
+  gst_memory_init (GST_MEMORY_CAST (sub),
+      GST_MINI_OBJECT_FLAGS (root) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
+      memory->allocator, GST_MEMORY_CAST (root), memory->maxsize,
+      memory->align, memory->offset + offset, size);
+  sub->data = root->data;
+  return GST_MEMORY_CAST (sub);
+}
+
+static void
+guarded_allocator_class_init (GuardedAllocatorClass * klass)
+{
+  GST_ALLOCATOR_CLASS (klass)->alloc = guarded_alloc;
+  GST_ALLOCATOR_CLASS (klass)->free = guarded_free;
+}
+
+static void
+guarded_allocator_init (GuardedAllocator * self)
+{
+  GstAllocator *allocator = GST_ALLOCATOR_CAST (self);
+
+  allocator->mem_type = "PinnedTestPageable";
+  allocator->mem_map = guarded_map;
+  allocator->mem_unmap = guarded_unmap;
+  allocator->mem_share = guarded_share;
+  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+GstBuffer *
+pinned_test_new_pageable (gsize size)
+{
+  static GstAllocator *allocator;
+
+  if (g_once_init_enter (&allocator)) {
+    GstAllocator *a = g_object_new (guarded_allocator_get_type (), NULL);
+
+    gst_object_ref_sink (a);
+    g_once_init_leave (&allocator, a);
+  }
+  return gst_buffer_new_allocate (allocator, size, NULL);
+}
+
+/* ---- pinnedtestfilter ------------------------------------------------- */
+
+typedef struct
+{
+  GstPinnedFilter parent;
+  guint mark;
+  gboolean in_place;
+  guint delay_ms;
+} PinnedTestFilter;
+
+typedef struct
+{
+  GstPinnedFilterClass parent_class;
+} PinnedTestFilterClass;
+
+enum
+{
+  PROP_0,
+  PROP_MARK,
+  PROP_IN_PLACE,
+  PROP_DELAY_MS,
+};
+
+static GType pinned_test_filter_get_type (void);
+G_DEFINE_TYPE (PinnedTestFilter, pinned_test_filter, GST_TYPE_PINNED_FILTER);
+
+static guint
+plane_height (GstVideoFrame * frame, guint plane)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_video_format_info_component (frame->info.finfo, plane, comp);
+  return GST_VIDEO_FRAME_COMP_HEIGHT (frame, comp[0]);
+}
+
+/* The "kernel" takes @delay_ms before it writes anything. */
+static void
+filter_delay (PinnedTestFilter * self, gpointer stream)
+{
+  if (self->delay_ms)
+    delay_handle (stream, self->delay_ms);
+}
+
+static gboolean
+mark_first_row (PinnedTestFilter * self, GstVideoFrame * frame,
+    gpointer stream, GError ** error)
+{
+  return gst_pinned_cuda_result (cudaMemsetAsync (GST_VIDEO_FRAME_PLANE_DATA
+          (frame, 0), self->mark, GST_VIDEO_FRAME_COMP_WIDTH (frame, 0) *
+          GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0), (cudaStream_t) stream),
+      error);
+}
+
+static gboolean
+pinned_test_filter_filter (GstPinnedFilter * filter, GstVideoFrame * in,
+    GstVideoFrame * out, gpointer stream, GError ** error)
+{
+  guint p;
+
+  filter_delay ((PinnedTestFilter *) filter, stream);
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
+    gint width = MIN (GST_VIDEO_FRAME_PLANE_STRIDE (in, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (out, p));
+
+    if (!gst_pinned_cuda_result (cudaMemcpy2DAsync
+            (GST_VIDEO_FRAME_PLANE_DATA (out, p),
+                GST_VIDEO_FRAME_PLANE_STRIDE (out, p),
+                GST_VIDEO_FRAME_PLANE_DATA (in, p),
+                GST_VIDEO_FRAME_PLANE_STRIDE (in, p), width, plane_height (in,
+                    p), cudaMemcpyDeviceToDevice, (cudaStream_t) stream),
+            error))
+      return FALSE;
+  }
+  return mark_first_row ((PinnedTestFilter *) filter, out, stream, error);
+}
+
+static gboolean
+pinned_test_filter_filter_ip (GstPinnedFilter * filter, GstVideoFrame * frame,
+    gpointer stream, GError ** error)
+{
+  filter_delay ((PinnedTestFilter *) filter, stream);
+  return mark_first_row ((PinnedTestFilter *) filter, frame, stream, error);
+}
+
+static gboolean
+pinned_test_filter_set_info (GstPinnedBaseTransform * base, GstCaps * incaps,
+    const GstVideoInfo * in_info, GstCaps * outcaps,
+    const GstVideoInfo * out_info)
+{
+  PinnedTestFilter *self = (PinnedTestFilter *) base;
+
+  if (!GST_PINNED_BASE_TRANSFORM_CLASS (pinned_test_filter_parent_class)
+      ->set_info (base, incaps, in_info, outcaps, out_info))
+    return FALSE;
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (base), self->in_place);
+  return TRUE;
+}
+
+static void
+pinned_test_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  PinnedTestFilter *self = (PinnedTestFilter *) object;
+
+  switch (prop_id) {
+    case PROP_MARK:
+      self->mark = g_value_get_uint (value);
+      break;
+    case PROP_IN_PLACE:
+      self->in_place = g_value_get_boolean (value);
+      break;
+    case PROP_DELAY_MS:
+      self->delay_ms = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+pinned_test_filter_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  PinnedTestFilter *self = (PinnedTestFilter *) object;
+
+  switch (prop_id) {
+    case PROP_MARK:
+      g_value_set_uint (value, self->mark);
+      break;
+    case PROP_IN_PLACE:
+      g_value_set_boolean (value, self->in_place);
+      break;
+    case PROP_DELAY_MS:
+      g_value_set_uint (value, self->delay_ms);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+pinned_test_filter_class_init (PinnedTestFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstPinnedFilterClass *filter_class = GST_PINNED_FILTER_CLASS (klass);
+  GstCaps *caps =
+      gst_caps_from_string (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+      (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL));
+
+  gobject_class->set_property = pinned_test_filter_set_property;
+  gobject_class->get_property = pinned_test_filter_get_property;
+  g_object_class_install_property (gobject_class, PROP_MARK,
+      g_param_spec_uint ("mark", "Mark", "Byte written over the first row",
+          0, 255, 0x77, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_IN_PLACE,
+      g_param_spec_boolean ("in-place", "In place", "Only mark, in place",
+          FALSE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_DELAY_MS,
+      g_param_spec_uint ("delay-ms", "Delay", "How long the work takes, "
+          "before it writes", 0, 10000, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  gst_element_class_set_static_metadata (element_class, "Pinned test filter",
+      "Filter/Video/Hardware", "Copies and marks frames on the GPU (tests)",
+      "gst-pinned developers");
+
+  filter_class->filter = pinned_test_filter_filter;
+  filter_class->filter_ip = pinned_test_filter_filter_ip;
+  GST_PINNED_BASE_TRANSFORM_CLASS (klass)->set_info =
+      pinned_test_filter_set_info;
+}
+
+static void
+pinned_test_filter_init (PinnedTestFilter * self)
+{
+  self->mark = 0x77;
+}
+
+static void
+register_test_filter (void)
+{
+  gst_element_register (NULL, PINNED_TEST_FILTER, GST_RANK_NONE,
+      pinned_test_filter_get_type ());
+}
+
+GstBuffer *
+pinned_test_marked_frame (GstBuffer * in, const GstVideoInfo * info,
+    guint8 mark)
+{
+  GstBuffer *out = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame fin, fout;
+
+  fail_unless (gst_video_frame_map (&fin, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, info, out, GST_MAP_WRITE));
+  fail_unless (gst_video_frame_copy (&fout, &fin));
+  memset (GST_VIDEO_FRAME_PLANE_DATA (&fout, 0), mark,
+      GST_VIDEO_FRAME_COMP_WIDTH (&fout, 0) *
+      GST_VIDEO_FRAME_COMP_PSTRIDE (&fout, 0));
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  return out;
 }

@@ -87,6 +87,34 @@ typedef struct
 void      pinned_test_device_init     (PinnedTestDevice * d);
 void      pinned_test_device_clear    (PinnedTestDevice * d);
 
+/* A buffer of @size bytes of pageable memory whose last byte is followed
+ * by an inaccessible page, and whose bounds the stand-in knows: a copy that
+ * reads or writes past its end fails (stand-in) or faults (GPU). */
+GstBuffer *pinned_test_new_pageable   (gsize size);
+
+/* The legacy default stream of @ctx's device, wrapped (for delays). */
+GstPinnedStream *pinned_test_legacy_stream (GstPinnedContext * ctx);
+
+/* Fake only: copies enqueued from now on land in @pieces pieces. */
+gboolean  pinned_test_set_copy_pieces (guint pieces);
+
+/* Fake only: the flags a fence's event was created with (0 on a GPU). */
+guint     pinned_test_event_flags     (GstPinnedFence * fence);
+
+/* "pinnedtestfilter": a GstPinnedFilter whose "kernel" is GPU work any
+ * runtime has: a device-to-device copy of every plane, then a memset of the
+ * first row of plane 0 to "mark"; with "in-place" only the memset; with
+ * "delay-ms" the work first holds its stream that long, as a long kernel
+ * would. Output: see pinned_test_marked_frame(). Registered by
+ * pinned_test_main(). */
+#define PINNED_TEST_FILTER "pinnedtestfilter"
+
+/* What pinnedtestfilter makes of @in: a copy in system memory (layout of
+ * @info) with the first row of plane 0 set to @mark. */
+GstBuffer *pinned_test_marked_frame   (GstBuffer * in,
+                                       const GstVideoInfo * info,
+                                       guint8 mark);
+
 /* The GstPinnedBaseTransform named @name in @bin, or the element itself. */
 GstPinnedBaseTransform *pinned_test_get_transform (GstElement * element,
                                                    const gchar * factory);
