@@ -80,29 +80,146 @@ GST_START_TEST (test_fence_orders_streams)
 
 GST_END_TEST;
 
-/* Work already on the same stream needs no cross-stream wait. */
+/* Work already on the same stream needs no cross-stream wait: no call
+ * (counted on the stand-in), and the work stays ordered behind the fence
+ * (on any runtime); another stream does wait. */
 GST_START_TEST (test_same_stream_needs_no_wait)
 {
   GstPinnedContext *ctx = open_context ();
   GstPinnedStream *a = gst_pinned_stream_new (ctx, NULL);
   GstPinnedStream *b = gst_pinned_stream_new (ctx, NULL);
-  GstPinnedFence *fence = gst_pinned_stream_record_fence (a, NULL);
-  guint64 waits;
+  GstPinnedFence *fence, *later_a, *later_b;
+  guint64 waits = pinned_test_call_count ("cudaStreamWaitEvent");
 
-  if (pinned_test_is_fake ()) {
-    waits = pinned_test_call_count ("cudaStreamWaitEvent");
-    fail_unless (gst_pinned_fence_wait_on_stream (fence, a, NULL));
+  pinned_test_delay_stream (a, DELAY_MS);
+  fence = gst_pinned_stream_record_fence (a, NULL);
+  fail_unless (gst_pinned_fence_get_stream_handle (fence) ==
+      gst_pinned_stream_get_handle (a));
+
+  fail_unless (gst_pinned_fence_wait_on_stream (fence, a, NULL));
+  if (pinned_test_is_fake ())
     fail_unless_equals_int (pinned_test_call_count ("cudaStreamWaitEvent"),
         waits);
-    fail_unless (gst_pinned_fence_wait_on_stream (fence, b, NULL));
+  fail_unless (gst_pinned_fence_wait_on_stream (fence, b, NULL));
+  if (pinned_test_is_fake ())
     fail_unless_equals_int (pinned_test_call_count ("cudaStreamWaitEvent"),
         waits + 1);
-  }
 
+  later_a = gst_pinned_stream_record_fence (a, NULL);
+  later_b = gst_pinned_stream_record_fence (b, NULL);
+  fail_if (gst_pinned_fence_is_signaled (later_a));
+  fail_if (gst_pinned_fence_is_signaled (later_b));
+  fail_unless (gst_pinned_fence_wait (later_a, NULL));
+  fail_unless (gst_pinned_fence_wait (later_b, NULL));
+  fail_unless (gst_pinned_fence_is_signaled (fence));
+
+  gst_pinned_fence_unref (later_a);
+  gst_pinned_fence_unref (later_b);
   gst_pinned_fence_unref (fence);
   gst_pinned_stream_unref (a);
   gst_pinned_stream_unref (b);
   gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
+/* A stream is told apart by its id, not its handle: the stand-in gives a
+ * new stream the handle of one just destroyed (CUDA may too), and a fence
+ * of the old stream, still pending, is waited for. */
+GST_START_TEST (test_fence_of_a_destroyed_stream)
+{
+  GstPinnedContext *ctx = open_context ();
+  GstPinnedStream *old = gst_pinned_stream_new (ctx, NULL), *fresh;
+  gpointer old_handle = gst_pinned_stream_get_handle (old);
+  GstPinnedFence *fence, *after;
+
+  pinned_test_delay_stream (old, DELAY_MS);
+  fence = gst_pinned_stream_record_fence (old, NULL);
+  gst_pinned_stream_unref (old);
+
+  fresh = gst_pinned_stream_new (ctx, NULL);
+  if (pinned_test_is_fake ())
+    fail_unless (gst_pinned_stream_get_handle (fresh) == old_handle);
+  fail_unless (gst_pinned_fence_wait_on_stream (fence, fresh, NULL));
+  after = gst_pinned_stream_record_fence (fresh, NULL);
+  fail_if (gst_pinned_fence_is_signaled (after),
+      "the new stream took the old stream's fence for its own");
+  fail_unless (gst_pinned_fence_wait (after, NULL));
+  fail_unless (gst_pinned_fence_is_signaled (fence));
+
+  gst_pinned_fence_unref (after);
+  gst_pinned_fence_unref (fence);
+  gst_pinned_stream_unref (fresh);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
+/* Fence events sleep the waiting host (BlockingSync) and carry no timing. */
+GST_START_TEST (test_fence_event_flags)
+{
+  GstPinnedContext *ctx = open_context ();
+  GstPinnedStream *a = gst_pinned_stream_new (ctx, NULL);
+  GstPinnedFence *fence = gst_pinned_stream_record_fence (a, NULL);
+
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_event_flags (fence),
+        cudaEventDisableTiming | cudaEventBlockingSync);
+
+  gst_pinned_fence_unref (fence);
+  gst_pinned_stream_unref (a);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
+/* Every event the fences create is destroyed: pooled ones when their
+ * context goes, one still in use when its last user lets go (after the
+ * context), over a library-level run and a whole pipeline's life. */
+GST_START_TEST (test_events_balance)
+{
+  guint64 created = pinned_test_call_count ("cudaEventCreateWithFlags");
+  guint64 destroyed = pinned_test_call_count ("cudaEventDestroy");
+  GstPinnedContext *ctx = open_context ();
+  GstPinnedStream *a = gst_pinned_stream_new (ctx, NULL);
+  GstPinnedFence *kept, *pooled;
+  GstHarness *h;
+  GstVideoInfo info;
+  gpointer weak;
+  guint i;
+
+  kept = gst_pinned_stream_record_fence (a, NULL);
+  pooled = gst_pinned_stream_record_fence (a, NULL);
+  gst_pinned_fence_unref (pooled);
+  fail_unless (gst_pinned_stream_synchronize (a, NULL));
+  weak = ctx;
+  g_object_add_weak_pointer (G_OBJECT (ctx), &weak);
+  gst_pinned_stream_unref (a);
+  gst_object_unref (ctx);
+  fail_unless (weak == NULL, "the context outlived its last user");
+  gst_pinned_fence_unref (kept);
+
+  h = gst_harness_new_parse ("pinnedupload ! pinneddownload");
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 320, 240);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      gst_video_info_to_caps (&info));
+  for (i = 0; i < 10; i++) {
+    GstBuffer *in = gst_harness_create_buffer (h, info.size);
+
+    gst_buffer_unref (gst_harness_push_and_pull (h, in));
+  }
+  weak = gst_pinned_base_transform_get_context (pinned_test_get_transform
+      (h->element, "pinnedupload"));
+  g_object_add_weak_pointer (G_OBJECT (weak), &weak);
+  gst_harness_teardown (h);
+  fail_unless (weak == NULL, "the pipeline's context outlived it");
+
+  if (pinned_test_is_fake ()) {
+    fail_unless (pinned_test_call_count ("cudaEventCreateWithFlags") > created);
+    fail_unless_equals_int (pinned_test_call_count ("cudaEventDestroy") -
+        destroyed, pinned_test_call_count ("cudaEventCreateWithFlags") -
+        created);
+  }
 }
 
 GST_END_TEST;
@@ -420,6 +537,330 @@ GST_START_TEST (test_failed_copy_fails_map_and_acquire)
 
 GST_END_TEST;
 
+/* A copy on @stream that skips the fences. */
+static void
+raw_copy (GstPinnedStream * stream, GstBuffer * dst, GstBuffer * src,
+    gsize size, enum cudaMemcpyKind kind)
+{
+  GstPinnedContext *ctx = gst_pinned_stream_get_context (stream);
+  GstMemory *d = gst_buffer_peek_memory (dst, 0);
+  GstMemory *s = gst_buffer_peek_memory (src, 0);
+
+  fail_unless (gst_pinned_context_push (ctx, NULL));
+  fail_unless_equals_int (cudaMemcpyAsync (((GstPinnedMemory *) d)->data,
+          ((GstPinnedMemory *) s)->data, size, kind,
+          gst_pinned_stream_get_handle (stream)), cudaSuccess);
+  gst_pinned_context_pop (ctx);
+}
+
+typedef struct
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstPinnedStream *s[3];
+  GstBuffer *a, *b, *dev, *out[2];
+} Readers;
+
+/* A device buffer holding frame a, frame b to write it with, three more
+ * streams and two buffers to read into. */
+static void
+readers_init (Readers * r)
+{
+  guint i;
+
+  pinned_test_device_init (&r->d);
+  gst_video_info_set_format (&r->info, GST_VIDEO_FORMAT_RGBA, 320, 240);
+  for (i = 0; i < 3; i++)
+    r->s[i] = gst_pinned_stream_new (r->d.ctx, NULL);
+  r->a = gst_buffer_new_allocate (r->d.host, r->info.size, NULL);
+  r->b = gst_buffer_new_allocate (r->d.host, r->info.size, NULL);
+  r->dev = gst_buffer_new_allocate (r->d.device, r->info.size, NULL);
+  for (i = 0; i < 2; i++)
+    r->out[i] = gst_buffer_new_allocate (r->d.host, r->info.size, NULL);
+  pinned_test_fill_frame (r->a, &r->info, 11);
+  pinned_test_fill_frame (r->b, &r->info, 12);
+  fail_unless (gst_pinned_transfer_video_frame (r->d.stream, &r->info, r->a,
+          r->dev, NULL));
+  fail_unless (gst_pinned_stream_synchronize (r->d.stream, NULL));
+}
+
+static void
+readers_clear (Readers * r)
+{
+  guint i;
+
+  for (i = 0; i < 3; i++)
+    fail_unless (gst_pinned_stream_synchronize (r->s[i], NULL));
+  gst_buffer_unref (r->a);
+  gst_buffer_unref (r->b);
+  gst_buffer_unref (r->dev);
+  for (i = 0; i < 2; i++)
+    gst_buffer_unref (r->out[i]);
+  for (i = 0; i < 3; i++)
+    gst_pinned_stream_unref (r->s[i]);
+  pinned_test_device_clear (&r->d);
+}
+
+/* One buffer read on two streams, then written on a third: the writer
+ * waits for both readers, the held-back one included. */
+GST_START_TEST (test_readers_on_several_streams)
+{
+  Readers r;
+
+  readers_init (&r);
+  pinned_test_delay_stream (r.s[0], DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (r.s[0], &r.info, r.dev,
+          r.out[0], NULL));
+  fail_unless (gst_pinned_transfer_video_frame (r.s[1], &r.info, r.dev,
+          r.out[1], NULL));
+  fail_unless (gst_pinned_transfer_video_frame (r.s[2], &r.info, r.b, r.dev,
+          NULL));
+
+  fail_unless (pinned_test_frames_equal (r.a, r.out[0], &r.info),
+      "the write did not wait for the first (held-back) reader");
+  fail_unless (pinned_test_frames_equal (r.a, r.out[1], &r.info));
+  fail_unless (pinned_test_frames_equal (r.b, r.dev, &r.info));
+  readers_clear (&r);
+}
+
+GST_END_TEST;
+
+/* Control: a write that waits for the last reader only lands before the
+ * held-back first reader reads. */
+GST_START_TEST (test_write_after_last_reader_only_corrupts)
+{
+  Readers r;
+  GstPinnedFence *last;
+
+  readers_init (&r);
+  pinned_test_delay_stream (r.s[0], DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (r.s[0], &r.info, r.dev,
+          r.out[0], NULL));
+  fail_unless (gst_pinned_transfer_video_frame (r.s[1], &r.info, r.dev,
+          r.out[1], NULL));
+  last = gst_pinned_stream_record_fence (r.s[1], NULL);
+  fail_unless (gst_pinned_fence_wait_on_stream (last, r.s[2], NULL));
+  raw_copy (r.s[2], r.dev, r.b, r.info.size, cudaMemcpyHostToDevice);
+
+  fail_if (pinned_test_frames_equal (r.a, r.out[0], &r.info),
+      "the write did not race the held-back reader");
+  gst_pinned_fence_unref (last);
+  readers_clear (&r);
+}
+
+GST_END_TEST;
+
+/* Readers of one stream replace each other (a stream runs in order), and
+ * a writer replaces writer and readers: the fences a write waits for stay
+ * bounded by the streams involved, not the accesses. */
+GST_START_TEST (test_fences_bounded_by_streams)
+{
+  Readers r;
+  guint64 waits;
+  guint i;
+
+  readers_init (&r);
+  for (i = 0; i < 10; i++)
+    fail_unless (gst_pinned_transfer_video_frame (r.s[0], &r.info, r.dev,
+            r.out[0], NULL));
+  /* A write on another stream: one wait for the writer, one for the
+   * last reader of r.s[0]. */
+  waits = pinned_test_call_count ("cudaStreamWaitEvent");
+  fail_unless (gst_pinned_buffer_sync_stream (r.dev, r.s[1], GST_MAP_WRITE,
+          NULL));
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_call_count ("cudaStreamWaitEvent") -
+        waits, 2);
+
+  fail_unless (gst_pinned_transfer_video_frame (r.s[1], &r.info, r.b, r.dev,
+          NULL));
+  /* Written on r.s[1]: the next writer waits for that write alone. */
+  waits = pinned_test_call_count ("cudaStreamWaitEvent");
+  fail_unless (gst_pinned_transfer_video_frame (r.s[2], &r.info, r.a, r.dev,
+          NULL));
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_call_count ("cudaStreamWaitEvent") -
+        waits, 1);
+  fail_unless (pinned_test_frames_equal (r.a, r.dev, &r.info));
+  readers_clear (&r);
+}
+
+GST_END_TEST;
+
+/* A write on one stream after a held-back write on another lands last. */
+GST_START_TEST (test_write_after_write_on_another_stream)
+{
+  Readers r;
+
+  readers_init (&r);
+  pinned_test_delay_stream (r.s[0], DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (r.s[0], &r.info, r.b, r.dev,
+          NULL));
+  fail_unless (gst_pinned_transfer_video_frame (r.s[1], &r.info, r.a, r.dev,
+          NULL));
+  fail_unless (pinned_test_frames_equal (r.a, r.dev, &r.info),
+      "the earlier, held-back write landed last");
+  readers_clear (&r);
+}
+
+GST_END_TEST;
+
+/* A CPU wait for WRITE clears the fences it waited for: they signalled,
+ * and later checks need not ask again. */
+GST_START_TEST (test_cpu_wait_clears_fences)
+{
+  Readers r;
+
+  readers_init (&r);
+  fail_unless (gst_pinned_transfer_video_frame (r.s[0], &r.info, r.dev,
+          r.out[0], NULL));
+  fail_unless (gst_pinned_memory_get_write_fence ((GstPinnedMemory *)
+          gst_buffer_peek_memory (r.out[0], 0)) != NULL);
+  fail_unless (gst_pinned_buffer_wait (r.out[0], GST_MAP_WRITE, NULL));
+  fail_unless (gst_pinned_memory_get_write_fence ((GstPinnedMemory *)
+          gst_buffer_peek_memory (r.out[0], 0)) == NULL,
+      "the fences outlived the wait");
+  readers_clear (&r);
+}
+
+GST_END_TEST;
+
+/* A CPU write of device memory lands (at unmap) only after the GPU reads
+ * that were enqueued before it. */
+GST_START_TEST (test_device_cpu_write_waits_for_readers)
+{
+  Readers r;
+
+  readers_init (&r);
+  pinned_test_delay_stream (r.s[0], DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (r.s[0], &r.info, r.dev,
+          r.out[0], NULL));
+  pinned_test_fill_bytes (r.dev, 0x55);
+  fail_unless (pinned_test_frames_equal (r.a, r.out[0], &r.info),
+      "the CPU write landed before the held-back read");
+  fail_unless (pinned_test_all_bytes (r.dev, 0x55));
+  readers_clear (&r);
+}
+
+GST_END_TEST;
+
+/* gst_memory_copy() of device memory (a deep buffer copy) copies the frame
+ * its held-back writer is still writing, and returns a complete copy. */
+GST_START_TEST (test_device_memory_copy_waits_for_writer)
+{
+  Readers r;
+  GstBuffer *copy;
+
+  readers_init (&r);
+  pinned_test_delay_stream (r.s[0], DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (r.s[0], &r.info, r.b, r.dev,
+          NULL));
+  copy = gst_buffer_copy_deep (r.dev);
+  fail_unless (gst_is_pinned_device_memory (gst_buffer_peek_memory (copy, 0)));
+  fail_unless (pinned_test_frames_equal (r.b, copy, &r.info),
+      "the copy did not wait for the frame's writer");
+  gst_buffer_unref (copy);
+  readers_clear (&r);
+}
+
+GST_END_TEST;
+
+/* The copy is done when gst_memory_copy() returns (it carries no fence):
+ * a stream that reads it at once, with the legacy default stream (where
+ * the copy runs) held back, reads the frame. */
+GST_START_TEST (test_device_memory_copy_is_complete)
+{
+  Readers r;
+  GstPinnedStream *legacy;
+  GstBuffer *copy;
+
+  readers_init (&r);
+  legacy = pinned_test_legacy_stream (r.d.ctx);
+  pinned_test_delay_stream (legacy, DELAY_MS);
+  copy = gst_buffer_copy_deep (r.dev);
+  fail_unless (gst_pinned_transfer_video_frame (r.s[0], &r.info, copy,
+          r.out[0], NULL));
+  fail_unless (pinned_test_frames_equal (r.a, r.out[0], &r.info),
+      "the copy was still running when gst_memory_copy() returned");
+  gst_buffer_unref (copy);
+  gst_pinned_stream_unref (legacy);
+  readers_clear (&r);
+}
+
+GST_END_TEST;
+
+/* A deep copy of page-locked memory waits for the copy that writes it. */
+GST_START_TEST (test_host_memory_copy_waits_for_writer)
+{
+  Readers r;
+  GstBuffer *copy;
+
+  readers_init (&r);
+  pinned_test_delay_stream (r.s[0], DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (r.s[0], &r.info, r.dev,
+          r.out[0], NULL));
+  copy = gst_buffer_copy_deep (r.out[0]);
+  fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (copy, 0)));
+  fail_unless (pinned_test_frames_equal (r.a, copy, &r.info),
+      "the copy did not wait for the frame's writer");
+  gst_buffer_unref (copy);
+  readers_clear (&r);
+}
+
+GST_END_TEST;
+
+/* The elements' streams are non-blocking: their work neither waits for
+ * the legacy default stream nor holds it up. A frame goes through the
+ * pair while the legacy stream is held back. */
+GST_START_TEST (test_element_streams_are_non_blocking)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinneddownload");
+  const gchar *names[] = { "pinnedupload", "pinneddownload" };
+  GstPinnedStream *legacy;
+  GstPinnedFence *held;
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 320, 240);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      gst_video_info_to_caps (&info));
+  in = gst_harness_create_buffer (h, info.size);
+  gst_buffer_unref (gst_harness_push_and_pull (h, in));
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstPinnedStream *stream =
+        gst_pinned_base_transform_get_stream (pinned_test_get_transform
+        (h->element, names[i]));
+    unsigned int flags = 0;
+
+    fail_unless_equals_int (cudaStreamGetFlags (gst_pinned_stream_get_handle
+            (stream), &flags), cudaSuccess);
+    fail_unless (flags & cudaStreamNonBlocking, "%s: a blocking stream",
+        names[i]);
+  }
+
+  legacy = pinned_test_legacy_stream (gst_pinned_base_transform_get_context
+      (pinned_test_get_transform (h->element, "pinnedupload")));
+  pinned_test_delay_stream (legacy, 2 * DELAY_MS);
+  held = gst_pinned_stream_record_fence (legacy, NULL);
+  in = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in, &info, 3);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (pinned_test_frames_equal (in, out, &info));
+  fail_if (gst_pinned_fence_is_signaled (held),
+      "the frame waited for the legacy default stream");
+
+  fail_unless (gst_pinned_fence_wait (held, NULL));
+  gst_pinned_fence_unref (held);
+  gst_pinned_stream_unref (legacy);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 memory_suite (void)
 {
@@ -431,6 +872,9 @@ memory_suite (void)
   tcase_add_test (tc, test_fences_are_recycled);
   tcase_add_test (tc, test_fence_orders_streams);
   tcase_add_test (tc, test_same_stream_needs_no_wait);
+  tcase_add_test (tc, test_fence_of_a_destroyed_stream);
+  tcase_add_test (tc, test_fence_event_flags);
+  tcase_add_test (tc, test_events_balance);
   tcase_add_test (tc, test_free_waits_for_fences);
   tcase_add_test (tc, test_device_memory_maps);
   tcase_add_test (tc, test_shared_memory_keeps_fences);
@@ -438,6 +882,16 @@ memory_suite (void)
   tcase_add_test (tc, test_context_push_pop_restores_device);
   tcase_add_test (tc, test_per_buffer_path_never_waits);
   tcase_add_test (tc, test_failed_copy_fails_map_and_acquire);
+  tcase_add_test (tc, test_readers_on_several_streams);
+  tcase_add_test (tc, test_write_after_last_reader_only_corrupts);
+  tcase_add_test (tc, test_fences_bounded_by_streams);
+  tcase_add_test (tc, test_write_after_write_on_another_stream);
+  tcase_add_test (tc, test_cpu_wait_clears_fences);
+  tcase_add_test (tc, test_device_cpu_write_waits_for_readers);
+  tcase_add_test (tc, test_device_memory_copy_waits_for_writer);
+  tcase_add_test (tc, test_device_memory_copy_is_complete);
+  tcase_add_test (tc, test_host_memory_copy_waits_for_writer);
+  tcase_add_test (tc, test_element_streams_are_non_blocking);
 
   return s;
 }
