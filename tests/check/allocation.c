@@ -175,7 +175,8 @@ GST_START_TEST (test_upload_pool_follows_caps)
 
 GST_END_TEST;
 
-/* Device memory in: passthrough, and the query goes on downstream. */
+/* Device memory in: passthrough, and the query goes on downstream, which
+ * answers it (here with a meta only it proposes), not pinnedupload. */
 GST_START_TEST (test_upload_passthrough_forwards_query)
 {
   GstHarness *h = gst_harness_new ("pinnedupload");
@@ -183,12 +184,15 @@ GST_START_TEST (test_upload_passthrough_forwards_query)
   const gchar *caps =
       DEVICE_CAPS ("format=NV12,width=320,height=240,framerate=30/1");
 
+  gst_harness_add_propose_allocation_meta (h,
+      GST_VIDEO_AFFINE_TRANSFORMATION_META_API_TYPE, NULL);
   gst_harness_set_caps_str (h, caps, caps);
   fail_unless (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
           (h->element)));
   query = run_allocation_query (h, caps);
-  fail_if (gst_query_get_n_allocation_pools (query) > 0 &&
-      GST_IS_PINNED_HOST_BUFFER_POOL (NULL));
+  fail_unless (gst_query_find_allocation_meta (query,
+          GST_VIDEO_AFFINE_TRANSFORMATION_META_API_TYPE, NULL),
+      "downstream's answer did not come back");
   for (guint i = 0; i < gst_query_get_n_allocation_pools (query); i++) {
     GstBufferPool *pool = NULL;
 
@@ -289,6 +293,118 @@ GST_START_TEST (test_download_outputs_pinned_memory)
 
 GST_END_TEST;
 
+/* How many buffers each pool holds once the pipeline runs, and that
+ * streaming allocates no more: the upload offers pool-size page-locked
+ * buffers and keeps twice as many device frames, a filter twice its
+ * pool-size, the download pool-size page-locked buffers. */
+GST_START_TEST (test_pool_sizes)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload pool-size=3 ! "
+      PINNED_TEST_FILTER " pool-size=2 ! pinneddownload pool-size=5");
+  guint64 mallocs = pinned_test_call_count ("cudaMalloc");
+  guint64 host_allocs = pinned_test_call_count ("cudaHostAlloc");
+  GstBuffer *in, *out;
+  GstStructure *config;
+  GstVideoInfo info;
+  guint min, max, i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 320, 240);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      gst_video_info_to_caps (&info));
+  in = gst_harness_create_buffer (h, info.size);
+  out = gst_harness_push_and_pull (h, in);
+
+  fail_unless (out->pool != NULL);
+  config = gst_buffer_pool_get_config (out->pool);
+  fail_unless (gst_buffer_pool_config_get_params (config, NULL, NULL, &min,
+          &max));
+  fail_unless_equals_int (min, 5);
+  gst_structure_free (config);
+  if (pinned_test_is_fake ()) {
+    fail_unless_equals_int (pinned_test_call_count ("cudaMalloc") - mallocs,
+        2 * 3 + 2 * 2);
+    fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc") -
+        host_allocs, 3 + 5);
+  }
+  mallocs = pinned_test_call_count ("cudaMalloc");
+  host_allocs = pinned_test_call_count ("cudaHostAlloc");
+  gst_buffer_unref (out);
+
+  for (i = 0; i < 20; i++) {
+    in = gst_harness_create_buffer (h, info.size);
+    gst_buffer_unref (gst_harness_push_and_pull (h, in));
+  }
+  fail_unless_equals_int (pinned_test_call_count ("cudaMalloc"), mallocs);
+  fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc"),
+      host_allocs);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A pool configured with another allocator (the system one, as an
+ * element that configures a pool it was given might) still hands out its
+ * own memory, or refuses the configuration. */
+static void
+check_pool_allocator (GstBufferPool * pool, gboolean device)
+{
+  GstVideoInfo info;
+  GstCaps *caps;
+  GstStructure *config;
+  GstAllocator *sysmem = gst_allocator_find (NULL);
+  GstBuffer *buf;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 64);
+  caps = gst_video_info_to_caps (&info);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 1, 1);
+  gst_buffer_pool_config_set_allocator (config, sysmem, NULL);
+  gst_object_unref (sysmem);
+  if (gst_buffer_pool_set_config (pool, config)) {
+    fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+        GST_FLOW_OK);
+    if (device)
+      fail_unless (gst_is_pinned_device_memory (gst_buffer_peek_memory (buf,
+                  0)), "the device pool handed out other memory");
+    else
+      fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (buf,
+                  0)), "the page-locked pool handed out other memory");
+    gst_buffer_unref (buf);
+    fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  }
+  gst_caps_unref (caps);
+  gst_object_unref (pool);
+}
+
+GST_START_TEST (test_pools_keep_their_allocator)
+{
+  PinnedTestDevice d;
+
+  pinned_test_device_init (&d);
+  check_pool_allocator (gst_pinned_host_buffer_pool_new (d.ctx), FALSE);
+  check_pool_allocator (gst_pinned_device_buffer_pool_new (d.ctx), TRUE);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
+/* Page-locked memory starts zeroed, as fresh system memory does (row
+ * padding nobody writes reads as zero); the stand-in's is not. */
+GST_START_TEST (test_host_memory_starts_zeroed)
+{
+  PinnedTestDevice d;
+  GstBuffer *buf;
+
+  pinned_test_device_init (&d);
+  buf = gst_buffer_new_allocate (d.host, 100000, NULL);
+  fail_unless (pinned_test_all_bytes (buf, 0));
+  gst_buffer_unref (buf);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 static Suite *
 allocation_suite (void)
 {
@@ -302,6 +418,9 @@ allocation_suite (void)
   tcase_add_test (tc, test_upload_passthrough_forwards_query);
   tcase_add_test (tc, test_upload_outputs_device_memory);
   tcase_add_test (tc, test_download_outputs_pinned_memory);
+  tcase_add_test (tc, test_pool_sizes);
+  tcase_add_test (tc, test_pools_keep_their_allocator);
+  tcase_add_test (tc, test_host_memory_starts_zeroed);
 
   return s;
 }

@@ -723,6 +723,8 @@ hazards_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
+  /* A failed test leaves no copy delay behind. */
+  tcase_add_checked_fixture (tc, NULL, pinned_test_reset);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_upload_source_write_waits_for_copy);
   tcase_add_test (tc, test_upload_source_write_without_wait_corrupts);

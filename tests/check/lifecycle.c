@@ -80,6 +80,8 @@ GST_START_TEST (test_teardown_with_copies_in_flight)
   guint64 frees = pinned_test_call_count ("cudaFree");
   guint64 host_allocs = pinned_test_call_count ("cudaHostAlloc");
   guint64 host_frees = pinned_test_call_count ("cudaFreeHost");
+  guint64 streams = pinned_test_call_count ("cudaStreamCreateWithFlags");
+  guint64 stream_ends = pinned_test_call_count ("cudaStreamDestroy");
   GstVideoInfo info;
   GstHarness *h = new_roundtrip (&info, GST_VIDEO_FORMAT_I420, 1280, 720);
   guint i;
@@ -99,6 +101,11 @@ GST_START_TEST (test_teardown_with_copies_in_flight)
         pinned_test_call_count ("cudaFree") - frees);
     fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc") -
         host_allocs, pinned_test_call_count ("cudaFreeHost") - host_frees);
+    fail_unless (pinned_test_call_count ("cudaStreamCreateWithFlags") >
+        streams);
+    fail_unless_equals_int (pinned_test_call_count
+        ("cudaStreamCreateWithFlags") - streams,
+        pinned_test_call_count ("cudaStreamDestroy") - stream_ends);
   }
 }
 
@@ -353,6 +360,130 @@ GST_START_TEST (test_error_copy_fails)
 
 GST_END_TEST;
 
+/* The error message @h's elements posted on @bus. */
+static GstMessage *
+pop_error (GstBus * bus)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+
+  fail_unless (msg != NULL, "no error message");
+  return msg;
+}
+
+static GstBus *
+watch_errors (GstHarness * h)
+{
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (h->element, bus);
+  return bus;
+}
+
+/* A copy that fails at its call: the element whose copy it is stops with
+ * an element error that names the CUDA error, the upload as well as the
+ * download. */
+GST_START_TEST (test_error_each_element_reports_its_copy)
+{
+  const struct
+  {
+    guint skip;
+    const gchar *element, *text;
+  } cases[] = {
+    {0, "pinnedupload", "Could not upload a frame"},
+    {1, "pinneddownload", "Could not download a frame"},
+  };
+  guint i;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinneddownload");
+    GstBus *bus = watch_errors (h);
+    GstVideoInfo info;
+    GstMessage *msg;
+
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+    gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+        gst_video_info_to_caps (&info));
+    /* Same layout on both sides: each element's copy is one
+     * cudaMemcpyAsync, the upload's first. */
+    pinned_test_fail ("cudaMemcpyAsync", cases[i].skip, 1,
+        cudaErrorLaunchFailure);
+    fail_unless_equals_int (gst_harness_push (h, gst_harness_create_buffer (h,
+                info.size)), GST_FLOW_ERROR);
+    pinned_test_reset ();
+
+    msg = pop_error (bus);
+    assert_error (msg, cases[i].element, GST_RESOURCE_ERROR_FAILED,
+        cases[i].text, "cudaErrorLaunchFailure");
+    gst_message_unref (msg);
+    fail_unless (gst_harness_try_pull (h) == NULL, "a frame came out");
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* A copy that fails when its stream gets there, after the upload pushed
+ * its frame: the frame's download cannot be mapped (no garbage reaches
+ * the CPU), and the next frame stops the pipeline with an element error
+ * that names the CUDA error. */
+GST_START_TEST (test_error_copy_fails_later)
+{
+  GstHarness *h;
+  GstBus *bus;
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstMessage *msg;
+  GstMapInfo map;
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  h = new_roundtrip (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  bus = watch_errors (h);
+  in = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in, &info, 1);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (pinned_test_frames_equal (in, out, &info));
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+
+  /* The upload's copy of the next frame fails when its held-back stream
+   * gets there: after the pair has enqueued its work and pushed. */
+  in = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in, &info, 2);
+  pinned_test_delay_stream (stream_of (h, "pinnedupload"), DELAY_MS);
+  pinned_test_fail_async ("cudaMemcpyAsync", 0, 1, cudaErrorIllegalAddress);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_if (gst_buffer_map (out, &map, GST_MAP_READ),
+      "the download of a frame whose upload failed could be read");
+  gst_buffer_unref (out);
+
+  fail_unless_equals_int (gst_harness_push (h, gst_harness_create_buffer (h,
+              info.size)), GST_FLOW_ERROR);
+  msg = pop_error (bus);
+  gst_message_parse_error (msg, &error, &debug);
+  fail_unless (strstr (debug, "cudaErrorIllegalAddress") != NULL, "debug: %s",
+      debug);
+  g_error_free (error);
+  g_free (debug);
+  gst_message_unref (msg);
+
+  pinned_test_reset ();
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static GstPinnedContext *
 context_of (GstElement * pipeline, const gchar * factory)
 {
@@ -436,6 +567,8 @@ lifecycle_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
+  /* A failed test leaves no injected failure or poisoned device behind. */
+  tcase_add_checked_fixture (tc, NULL, pinned_test_reset);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_eos_with_copies_in_flight);
   tcase_add_test (tc, test_teardown_with_copies_in_flight);
@@ -446,6 +579,8 @@ lifecycle_suite (void)
   tcase_add_test (tc, test_error_device_allocation);
   tcase_add_test (tc, test_error_host_allocation);
   tcase_add_test (tc, test_error_copy_fails);
+  tcase_add_test (tc, test_error_each_element_reports_its_copy);
+  tcase_add_test (tc, test_error_copy_fails_later);
   tcase_add_test (tc, test_pair_shares_context);
   tcase_add_test (tc, test_application_context);
 

@@ -868,6 +868,8 @@ memory_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
+  /* A failed test leaves no injected failure or poisoned device behind. */
+  tcase_add_checked_fixture (tc, NULL, pinned_test_reset);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_fences_are_recycled);
   tcase_add_test (tc, test_fence_orders_streams);
