@@ -560,6 +560,45 @@ GST_START_TEST (test_application_context)
 
 GST_END_TEST;
 
+/* An element with a device-id takes no context of another device, not
+ * even the application's. */
+GST_START_TEST (test_device_id_beats_other_context)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=3 ! "
+      "pinnedupload device-id=1 ! fakesink", NULL);
+  GstPinnedContext *ctx;
+  GstContext *context;
+  GstMessage *msg;
+  GstBus *bus;
+  gint n = 0;
+
+  fail_unless_equals_int (cudaGetDeviceCount (&n), cudaSuccess);
+  if (n < 2) {
+    gst_object_unref (pipeline);
+    return;
+  }
+
+  ctx = gst_pinned_context_new (0, NULL);
+  context = gst_context_new_pinned_context (ctx);
+  gst_element_set_context (pipeline, context);
+  gst_context_unref (context);
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  fail_unless_equals_int (gst_pinned_context_get_device_id (context_of
+          (pipeline, "pinnedupload")), 1);
+
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
 static Suite *
 lifecycle_suite (void)
 {
@@ -583,6 +622,7 @@ lifecycle_suite (void)
   tcase_add_test (tc, test_error_copy_fails_later);
   tcase_add_test (tc, test_pair_shares_context);
   tcase_add_test (tc, test_application_context);
+  tcase_add_test (tc, test_device_id_beats_other_context);
 
   return s;
 }

@@ -861,6 +861,33 @@ GST_START_TEST (test_element_streams_are_non_blocking)
 
 GST_END_TEST;
 
+/* A fence's event belongs to its stream's device, whatever device the
+ * calling thread has current (an application thread may use another). */
+GST_START_TEST (test_fences_on_the_context_device)
+{
+  GstPinnedContext *ctx;
+  GstPinnedStream *stream;
+  GstPinnedFence *fence;
+  gint n = 0;
+
+  fail_unless_equals_int (cudaGetDeviceCount (&n), cudaSuccess);
+  if (n < 2)
+    return;
+
+  ctx = gst_pinned_context_new (1, NULL);
+  stream = gst_pinned_stream_new (ctx, NULL);
+  fail_unless_equals_int (cudaSetDevice (0), cudaSuccess);
+  fence = gst_pinned_stream_record_fence (stream, NULL);
+  fail_unless (fence != NULL, "no fence on device 1 from a device 0 thread");
+  fail_unless (gst_pinned_fence_wait (fence, NULL));
+
+  gst_pinned_fence_unref (fence);
+  gst_pinned_stream_unref (stream);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
 static Suite *
 memory_suite (void)
 {
@@ -876,6 +903,7 @@ memory_suite (void)
   tcase_add_test (tc, test_same_stream_needs_no_wait);
   tcase_add_test (tc, test_fence_of_a_destroyed_stream);
   tcase_add_test (tc, test_fence_event_flags);
+  tcase_add_test (tc, test_fences_on_the_context_device);
   tcase_add_test (tc, test_events_balance);
   tcase_add_test (tc, test_free_waits_for_fences);
   tcase_add_test (tc, test_device_memory_maps);
