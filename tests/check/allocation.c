@@ -224,7 +224,7 @@ GST_START_TEST (test_upload_outputs_device_memory)
   fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (in, 0)));
   pinned_test_fill_frame (in, &info, 1);
   gst_buffer_ref (in);
-  out = gst_harness_push_and_pull (h, in);
+  out = pinned_test_push_and_pull (h, in);
 
   fail_unless (gst_is_pinned_device_memory (gst_buffer_peek_memory (out, 0)));
   fail_unless (gst_buffer_get_video_meta (out) != NULL);
@@ -264,7 +264,7 @@ download_one (gboolean downstream_meta)
 
   in = gst_harness_create_buffer (h, info.size);
   pinned_test_fill_frame (in, &info, 2);
-  out = gst_harness_push_and_pull (h, in);
+  out = pinned_test_push_and_pull (h, in);
   gst_harness_teardown (h);
 
   return out;
@@ -312,7 +312,7 @@ GST_START_TEST (test_pool_sizes)
   gst_harness_set_caps (h, gst_video_info_to_caps (&info),
       gst_video_info_to_caps (&info));
   in = gst_harness_create_buffer (h, info.size);
-  out = gst_harness_push_and_pull (h, in);
+  out = pinned_test_push_and_pull (h, in);
 
   fail_unless (out->pool != NULL);
   config = gst_buffer_pool_get_config (out->pool);
@@ -332,7 +332,7 @@ GST_START_TEST (test_pool_sizes)
 
   for (i = 0; i < 20; i++) {
     in = gst_harness_create_buffer (h, info.size);
-    gst_buffer_unref (gst_harness_push_and_pull (h, in));
+    gst_buffer_unref (pinned_test_push_and_pull (h, in));
   }
   fail_unless_equals_int (pinned_test_call_count ("cudaMalloc"), mallocs);
   fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc"),

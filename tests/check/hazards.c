@@ -119,7 +119,7 @@ GST_START_TEST (test_upload_source_write_waits_for_copy)
   pinned_test_fill_bytes (in, 0x01);
 
   pinned_test_delay_stream (stream_of (h->element, "pinnedupload"), DELAY_MS);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
 
   /* Pushed at once: the copy has not run yet. */
   fail_if (gst_pinned_buffer_is_idle (in, GST_MAP_WRITE));
@@ -150,7 +150,7 @@ GST_START_TEST (test_upload_source_write_without_wait_corrupts)
   ptr = raw_pointer (in);
 
   pinned_test_delay_stream (stream_of (h->element, "pinnedupload"), DELAY_MS);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
   memset (ptr, 0x00, info.size);
 
   fail_if (pinned_test_all_bytes (out, 0x01),
@@ -183,8 +183,8 @@ GST_START_TEST (test_upload_source_write_waits_for_copy_itself)
   ptr = raw_pointer (in2);
 
   pinned_test_set_copy_delay (DELAY_MS);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  out2 = gst_harness_push_and_pull (h, gst_buffer_ref (in2));
+  out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
+  out2 = pinned_test_push_and_pull (h, gst_buffer_ref (in2));
   pinned_test_reset ();
 
   fail_if (gst_pinned_buffer_is_idle (in, GST_MAP_WRITE));
@@ -240,7 +240,7 @@ GST_START_TEST (test_upload_pool_reuse_waits_for_copy)
       GST_FLOW_OK);
   pinned_test_fill_bytes (b1, 0x11);
   pinned_test_delay_stream (stream_of (h->element, "pinnedupload"), DELAY_MS);
-  out1 = gst_harness_push_and_pull (h, gst_buffer_ref (b1));
+  out1 = pinned_test_push_and_pull (h, gst_buffer_ref (b1));
 
   /* Released while its copy is still reading it ... */
   fail_if (gst_pinned_buffer_is_idle (b1, GST_MAP_WRITE));
@@ -251,7 +251,7 @@ GST_START_TEST (test_upload_pool_reuse_waits_for_copy)
       GST_FLOW_OK);
   fail_unless (gst_pinned_buffer_is_idle (b2, GST_MAP_READWRITE));
   pinned_test_fill_bytes (b2, 0x22);
-  out2 = gst_harness_push_and_pull (h, b2);
+  out2 = pinned_test_push_and_pull (h, b2);
 
   fail_unless (pinned_test_all_bytes (out1, 0x11));
   fail_unless (pinned_test_all_bytes (out2, 0x22));
@@ -280,7 +280,7 @@ GST_START_TEST (test_upload_pool_reuse_without_wait_corrupts)
   pinned_test_fill_bytes (b1, 0x11);
   ptr = raw_pointer (b1);
   pinned_test_delay_stream (stream_of (h->element, "pinnedupload"), DELAY_MS);
-  out1 = gst_harness_push_and_pull (h, b1);
+  out1 = pinned_test_push_and_pull (h, b1);
   /* Released (the push took it); the next user writes at once. */
   memset (ptr, 0x22, info.size);
 
@@ -308,7 +308,7 @@ GST_START_TEST (test_download_map_waits_for_copy)
   pinned_test_fill_frame (in, &info, 1234);
 
   pinned_test_delay_stream (stream_of (h->element, "pinneddownload"), DELAY_MS);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
   fail_if (gst_pinned_buffer_is_idle (out, GST_MAP_READ),
       "the download waited for its copy before pushing");
 
@@ -344,7 +344,7 @@ GST_START_TEST (test_download_map_waits_for_copy_itself)
   pinned_test_fill_frame (in, &info, 4321);
   /* Both copies held back, one after the other. */
   pinned_test_set_copy_delay (DELAY_MS);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
   pinned_test_reset ();
   fail_if (gst_pinned_buffer_is_idle (out, GST_MAP_READ));
 
@@ -378,7 +378,7 @@ GST_START_TEST (test_download_unmapped_buffer_not_reused_early)
   pinned_test_fill_frame (in, &info, 77);
 
   pinned_test_delay_stream (stream_of (h->element, "pinneddownload"), DELAY_MS);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out->pool != NULL);
   pool = gst_object_ref (out->pool);
   fail_if (gst_pinned_buffer_is_idle (out, GST_MAP_READ));
@@ -410,7 +410,7 @@ GST_START_TEST (test_download_reuse_without_wait_sees_no_frame)
   pinned_test_fill_frame (in, &info, 78);
 
   pinned_test_delay_stream (stream_of (h->element, "pinneddownload"), DELAY_MS);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
   raw = unfenced_view (out, info.size);
   /* Released by a downstream that does not map; the view outlives it. */
   gst_buffer_unref (out);
@@ -443,7 +443,7 @@ GST_START_TEST (test_device_reuse_is_stream_ordered)
 
   /* Warm up: the pools exist, the device pool has its two buffers. */
   in[0] = gst_harness_create_buffer (h, info.size);
-  gst_buffer_unref (gst_harness_push_and_pull (h, in[0]));
+  gst_buffer_unref (pinned_test_push_and_pull (h, in[0]));
   fail_unless (gst_pinned_stream_synchronize (stream_of (h->element,
               "pinneddownload"), NULL));
   mallocs = pinned_test_call_count ("cudaMalloc");
@@ -453,7 +453,7 @@ GST_START_TEST (test_device_reuse_is_stream_ordered)
   for (i = 0; i < G_N_ELEMENTS (in); i++) {
     in[i] = gst_harness_create_buffer (h, info.size);
     pinned_test_fill_frame (in[i], &info, 500 + i);
-    out[i] = gst_harness_push_and_pull (h, gst_buffer_ref (in[i]));
+    out[i] = pinned_test_push_and_pull (h, gst_buffer_ref (in[i]));
   }
   /* Nothing waited for the held-back download on the host ... */
   fail_if (gst_pinned_buffer_is_idle (out[G_N_ELEMENTS (in) - 1],
@@ -585,13 +585,13 @@ GST_START_TEST (test_download_waits_for_upload_on_gpu)
   guint64 waits;
 
   in = gst_harness_create_buffer (h, info.size);
-  gst_buffer_unref (gst_harness_push_and_pull (h, in));
+  gst_buffer_unref (pinned_test_push_and_pull (h, in));
   waits = host_waits ();
 
   in = gst_harness_create_buffer (h, info.size);
   pinned_test_fill_frame (in, &info, 99);
   pinned_test_delay_stream (stream_of (h->element, "pinnedupload"), DELAY_MS);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
   fail_if (gst_pinned_buffer_is_idle (out, GST_MAP_READ));
   if (pinned_test_is_fake ())
     fail_unless_equals_int (host_waits (), waits);
@@ -619,7 +619,7 @@ check_chain (GstHarness * h, const GstVideoInfo * info, guint n,
   for (i = 0; i < n; i++) {
     in[i] = gst_harness_create_buffer (h, info->size);
     pinned_test_fill_frame (in[i], info, seed + i);
-    out[i] = gst_harness_push_and_pull (h, gst_buffer_ref (in[i]));
+    out[i] = pinned_test_push_and_pull (h, gst_buffer_ref (in[i]));
   }
   if (held)
     fail_if (gst_pinned_buffer_is_idle (out[n - 1], GST_MAP_READ),

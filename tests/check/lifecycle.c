@@ -137,7 +137,7 @@ GST_START_TEST (test_flush_with_copies_in_flight)
   for (i = 0; i < 3; i++) {
     in = gst_harness_create_buffer (h, info.size);
     pinned_test_fill_frame (in, &info, 100 + i);
-    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
     fail_unless (pinned_test_frames_equal (in, out, &info));
     gst_buffer_unref (in);
     gst_buffer_unref (out);
@@ -194,7 +194,7 @@ GST_START_TEST (test_state_and_caps_changes)
         GstBuffer *out;
 
         pinned_test_fill_frame (in, &info, round * 100 + c * 10 + i);
-        out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+        out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
         fail_unless (out != NULL);
         fail_unless (pinned_test_frames_equal (in, out, &info));
         gst_buffer_unref (in);
@@ -230,15 +230,15 @@ run_pipeline (const gchar * launch, GstElement ** pipeline_out)
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
       GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-  fail_unless (msg != NULL, "%s: neither error nor EOS", launch);
   gst_object_unref (bus);
 
-  if (pipeline_out) {
+  if (pipeline_out && msg) {
     *pipeline_out = pipeline;
   } else {
     gst_element_set_state (pipeline, GST_STATE_NULL);
     gst_object_unref (pipeline);
   }
+  fail_unless (msg != NULL, "%s: neither error nor EOS", launch);
   return msg;
 }
 
@@ -449,7 +449,7 @@ GST_START_TEST (test_error_copy_fails_later)
   bus = watch_errors (h);
   in = gst_harness_create_buffer (h, info.size);
   pinned_test_fill_frame (in, &info, 1);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (pinned_test_frames_equal (in, out, &info));
   gst_buffer_unref (out);
   gst_buffer_unref (in);
@@ -491,22 +491,41 @@ context_of (GstElement * pipeline, const gchar * factory)
       (pipeline, factory));
 }
 
+/* The context of @factory in @pipeline, referenced (stopping clears it). */
+static GstPinnedContext *
+take_context (GstElement * pipeline, const gchar * factory)
+{
+  GstPinnedContext *ctx = context_of (pipeline, factory);
+
+  return ctx ? gst_object_ref (ctx) : NULL;
+}
+
+/* Stops @pipeline before anything is asserted: a failed test that left it
+ * running would hang the process (its threads outlive the test). */
+static void
+stop_pipeline (GstElement * pipeline)
+{
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
 static void
 check_shared_device (const gchar * launch, gint device_id)
 {
   GstElement *pipeline;
   GstMessage *msg = run_pipeline (launch, &pipeline);
-  GstPinnedContext *up, *down;
+  GstMessageType type = GST_MESSAGE_TYPE (msg);
+  GstPinnedContext *up = take_context (pipeline, "pinnedupload");
+  GstPinnedContext *down = take_context (pipeline, "pinneddownload");
 
-  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
-  up = context_of (pipeline, "pinnedupload");
-  down = context_of (pipeline, "pinneddownload");
+  stop_pipeline (pipeline);
+  gst_message_unref (msg);
+  fail_unless_equals_int (type, GST_MESSAGE_EOS);
   fail_unless (up != NULL && up == down, "%s: the pair has two contexts",
       launch);
   fail_unless_equals_int (gst_pinned_context_get_device_id (up), device_id);
-  gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (pipeline);
+  gst_clear_object (&up);
+  gst_clear_object (&down);
 }
 
 /* One context for the pair, whichever element names the device. */
@@ -534,6 +553,7 @@ GST_START_TEST (test_application_context)
   GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=3 ! "
       "pinnedupload ! pinneddownload ! fakesink", NULL);
   GstPinnedContext *ctx = gst_pinned_context_new (0, NULL);
+  GstPinnedContext *up, *down;
   GstContext *context;
   GstMessage *msg;
   GstBus *bus;
@@ -547,14 +567,17 @@ GST_START_TEST (test_application_context)
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
       GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  fail_unless (context_of (pipeline, "pinnedupload") == ctx);
-  fail_unless (context_of (pipeline, "pinneddownload") == ctx);
-
-  gst_message_unref (msg);
+  up = take_context (pipeline, "pinnedupload");
+  down = take_context (pipeline, "pinneddownload");
+  stop_pipeline (pipeline);
   gst_object_unref (bus);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (pipeline);
+
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  fail_unless (up == ctx);
+  fail_unless (down == ctx);
+  gst_message_unref (msg);
+  gst_clear_object (&up);
+  gst_clear_object (&down);
   gst_object_unref (ctx);
 }
 
@@ -566,7 +589,7 @@ GST_START_TEST (test_device_id_beats_other_context)
 {
   GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=3 ! "
       "pinnedupload device-id=1 ! fakesink", NULL);
-  GstPinnedContext *ctx;
+  GstPinnedContext *ctx, *up;
   GstContext *context;
   GstMessage *msg;
   GstBus *bus;
@@ -586,15 +609,48 @@ GST_START_TEST (test_device_id_beats_other_context)
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
       GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  fail_unless_equals_int (gst_pinned_context_get_device_id (context_of
-          (pipeline, "pinnedupload")), 1);
-
-  gst_message_unref (msg);
+  up = take_context (pipeline, "pinnedupload");
+  stop_pipeline (pipeline);
   gst_object_unref (bus);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (pipeline);
+
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  fail_unless_equals_int (gst_pinned_context_get_device_id (up), 1);
+  gst_message_unref (msg);
+  gst_object_unref (up);
   gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
+/* An element without device-id takes its neighbour's context, asked
+ * through a CONTEXT query: here the two are linked outside any bin, which
+ * would otherwise hand a context around. */
+GST_START_TEST (test_context_from_neighbour)
+{
+  GstElement *up = gst_element_factory_make ("pinnedupload", NULL);
+  GstElement *down = gst_element_factory_make ("pinneddownload", NULL);
+  GstPad *src = gst_element_get_static_pad (up, "src");
+  GstPad *sink = gst_element_get_static_pad (down, "sink");
+  gint n = 0;
+
+  fail_unless_equals_int (cudaGetDeviceCount (&n), cudaSuccess);
+  g_object_set (down, "device-id", n - 1, NULL);
+  fail_unless_equals_int (gst_pad_link (src, sink), GST_PAD_LINK_OK);
+  fail_unless_equals_int (gst_element_set_state (down, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (gst_element_set_state (up, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (context_of (up, "pinnedupload") != NULL,
+      "the upload did not find its neighbour's context");
+  fail_unless (context_of (up, "pinnedupload") == context_of (down,
+          "pinneddownload"));
+
+  gst_element_set_state (up, GST_STATE_NULL);
+  gst_element_set_state (down, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (up);
+  gst_object_unref (down);
 }
 
 GST_END_TEST;
@@ -623,6 +679,7 @@ lifecycle_suite (void)
   tcase_add_test (tc, test_pair_shares_context);
   tcase_add_test (tc, test_application_context);
   tcase_add_test (tc, test_device_id_beats_other_context);
+  tcase_add_test (tc, test_context_from_neighbour);
 
   return s;
 }

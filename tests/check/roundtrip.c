@@ -138,7 +138,7 @@ check_roundtrip (GstVideoFormat format, gint width, gint height,
   for (i = 0; i < 3; i++) {
     in = make_input (h, &info, caps, source, g_str_hash (source_names[source])
         + format * 1000 + width + i);
-    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
     fail_unless (out != NULL);
 
     if (!downstream_meta) {
@@ -192,7 +192,7 @@ GST_START_TEST (test_upload_preserves_layout)
           GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE));
 
   in = pinned_test_new_padded_frame (&info, 64, 99);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
   in_meta = gst_buffer_get_video_meta (in);
   out_meta = gst_buffer_get_video_meta (out);
   fail_unless (out_meta != NULL);
@@ -242,7 +242,7 @@ GST_START_TEST (test_upload_multi_memory_input)
   gst_buffer_unmap (whole, &map);
   fail_unless_equals_int (gst_buffer_n_memory (in), 2);
 
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (pinned_test_frames_equal (whole, out, &info));
 
   gst_buffer_unref (whole);

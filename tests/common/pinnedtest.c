@@ -12,6 +12,7 @@
 #endif
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -76,7 +77,14 @@ pinned_test_main (int argc, char **argv, Suite * (*make_suite) (void))
   suite = make_suite ();
   failed = gst_check_run_suite (suite, want_fake ? "fake" : "gpu", argv[0]);
 
-  return failed == 0 ? 0 : 1;
+  /* A failed test (run in this process) can leave a pipeline's threads
+   * behind, which gst_deinit() at exit would wait for forever: report the
+   * failure now instead of hanging until the test's timeout. */
+  if (failed != 0) {
+    fflush (NULL);
+    _exit (1);
+  }
+  return 0;
 }
 
 gboolean
@@ -264,6 +272,13 @@ pinned_test_fill_frame (GstBuffer * buffer, const GstVideoInfo * info,
   }
   gst_video_frame_unmap (&frame);
   g_rand_free (rand);
+}
+
+GstBuffer *
+pinned_test_push_and_pull (GstHarness * h, GstBuffer * buffer)
+{
+  fail_unless_equals_int (gst_harness_push (h, buffer), GST_FLOW_OK);
+  return gst_harness_pull (h);
 }
 
 void

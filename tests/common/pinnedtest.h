@@ -58,6 +58,10 @@ void      pinned_test_fill_frame      (GstBuffer * buffer,
                                        const GstVideoInfo * info,
                                        guint32 seed);
 
+/* gst_harness_push_and_pull(), but a push that fails fails the test at
+ * once (the harness would wait a minute for a buffer that never comes). */
+GstBuffer *pinned_test_push_and_pull  (GstHarness * h, GstBuffer * buffer);
+
 /* Fills the whole buffer with @byte, through a map. */
 void      pinned_test_fill_bytes      (GstBuffer * buffer, guint8 byte);
 
