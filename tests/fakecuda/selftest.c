@@ -18,7 +18,7 @@
 #include <cuda_runtime_api.h>
 #include "fakecuda.h"
 
-#define DELAY_US 200000
+#define DELAY_US 300000
 
 static void
 assert_cuda (cudaError_t result, cudaError_t expected)

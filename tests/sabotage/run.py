@@ -2,8 +2,8 @@
 # The sabotage run: breaks the code on purpose, one small change at a time,
 # and checks that the stand-in ('fake') suite notices each.
 #
-#   python3 tests/sabotage/run.py [--only ID,ID] [--list] [--check] [-j N]
-#                                 [--keep] [--dir DIR]
+#   python3 tests/sabotage/run.py [--only ID,ID] [--tests NAME,NAME] [--full]
+#                                 [--list] [--check] [-j N] [--keep] [--dir DIR]
 #
 # Each change of tests/sabotage/changes.txt is applied alone to a scratch
 # copy of the tree (tracked and untracked files, never the tree itself),
@@ -146,17 +146,17 @@ def fake_tests(build):
             any(s.endswith(':fake') for s in t['suite'])]
 
 
-def run_tests(tests, build, jobs, order):
-    """Runs @tests (in @order, @jobs at a time) until one fails. Returns
-    (failed test name or None, {name: seconds}, failure log)."""
+def run_tests(tests, build, jobs, order, full=False):
+    """Runs @tests (in @order, @jobs at a time) until one fails (all of them
+    if @full). Returns (failed test names, {name: seconds}, failure logs)."""
     pending = sorted(tests, key=lambda t: order(t['name']))
     running = {}
     times = {}
-    failed = None
+    failed = []
     log = ''
     base_env = dict(os.environ)
     base_env.pop('LD_LIBRARY_PATH', None)
-    while (pending or running) and failed is None:
+    while (pending or running) and (full or not failed):
         while pending and len(running) < jobs:
             t = pending.pop(0)
             env = dict(base_env)
@@ -180,10 +180,10 @@ def run_tests(tests, build, jobs, order):
             times[t['name']] = elapsed
             # 77: skipped (the python test without a typelib).
             if rc not in (0, 77):
-                failed = '%s (%s)' % (t['name'], 'timed out' if rc == 'timeout'
-                                      else 'exit %d' % rc)
+                failed.append('%s (%s)' % (t['name'], 'timed out'
+                                           if rc == 'timeout' else 'exit %d' % rc))
                 out.seek(0)
-                log = out.read().decode(errors='replace')
+                log += out.read().decode(errors='replace')
             out.close()
     for p, (t, start, out) in running.items():
         os.killpg(p.pid, signal.SIGKILL)
@@ -192,12 +192,12 @@ def run_tests(tests, build, jobs, order):
     return failed, times, log
 
 
-def failure_lines(log):
+def failure_lines(log, n=3):
     """The lines of a test log that say what failed."""
     keep = [l for l in log.splitlines()
             if ':F:' in l or ':E:' in l or 'fakecuda:' in l or 'ERROR' in l[:40]
             or 'Bail out' in l or 'not ok' in l]
-    return keep[:3]
+    return keep[:n]
 
 
 def main():
@@ -210,6 +210,11 @@ def main():
     ap.add_argument('--keep', action='store_true',
                     help='keep the scratch folder (printed)')
     ap.add_argument('--dir', help='scratch folder (default: a new temporary one)')
+    ap.add_argument('--tests', help='comma-separated test names: run only '
+                    'these (default: the whole fake suite)')
+    ap.add_argument('--full', action='store_true',
+                    help='run every test for each change and print every '
+                    'failed check (slower)')
     args = ap.parse_args()
 
     changes = parse_changes(CHANGES)
@@ -270,6 +275,11 @@ def main():
 
     tests = fake_tests(build)
     names = {t['name'] for t in tests}
+    if args.tests:
+        wanted = set(args.tests.split(','))
+        if wanted - names:
+            raise SystemExit('unknown test(s): ' + ', '.join(sorted(wanted - names)))
+        tests = [t for t in tests if t['name'] in wanted]
     for c in changes:
         for e in c.expect:
             if e not in names:
@@ -279,7 +289,8 @@ def main():
     failed, durations, log = run_tests(tests, build, args.jobs, lambda n: 0)
     if failed:
         print('\n'.join(log.splitlines()[-40:]))
-        raise SystemExit('the unchanged tree fails %s: fix that first' % failed)
+        raise SystemExit('the unchanged tree fails %s: fix that first'
+                         % ', '.join(failed))
     print('unchanged tree: %d tests pass (%.0f s)\n'
           % (len(tests), time.monotonic() - started), flush=True)
 
@@ -302,16 +313,18 @@ def main():
                 continue
             # Expected tests first, then the quickest.
             order = lambda n: (0 if n in c.expect else 1, durations.get(n, 0))
-            failed, _, log = run_tests(tests, build, args.jobs, order)
+            failed, _, log = run_tests(tests, build, args.jobs, order,
+                                       full=args.full)
         finally:
             with open(path, 'w', encoding='utf-8') as f:
                 f.write(originals[c.file])
         secs = time.monotonic() - t0
         if failed:
             caught.append(c)
-            print('%-8s %-36s by %s, %.0f s' % ('caught', c.ident, failed, secs),
+            print('%-8s %-36s by %s, %.0f s' % ('caught', c.ident,
+                                                ', '.join(failed), secs),
                   flush=True)
-            for l in failure_lines(log):
+            for l in failure_lines(log, 100 if args.full else 3):
                 print('         ' + l.strip()[:150])
         else:
             missed.append(c)
