@@ -231,9 +231,6 @@ def main():
         changes = [c for c in changes if c.ident in wanted]
 
     started = time.monotonic()
-    scratch = args.dir or tempfile.mkdtemp(prefix='gst-pinned-sabotage-')
-    src = os.path.join(scratch, 'src')
-    build = os.path.join(scratch, 'build')
     cuda = os.environ.get('CUDA_PATH', '/usr/local/cuda')
     os.environ['PATH'] = os.path.join(cuda, 'bin') + os.pathsep + os.environ['PATH']
 
@@ -258,6 +255,18 @@ def main():
         print('%d of %d changes apply' % (len(changes) - len(stale), len(changes)))
         return 1 if stale else 0
 
+    scratch = args.dir or tempfile.mkdtemp(prefix='gst-pinned-sabotage-')
+    try:
+        return sabotage(args, changes, originals, stale, scratch, started)
+    finally:
+        if not args.keep and not args.dir:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def sabotage(args, changes, originals, stale, scratch, started):
+    stale_ids = {c.ident for c, _ in stale}
+    src = os.path.join(scratch, 'src')
+    build = os.path.join(scratch, 'build')
     print('scratch copy in %s' % scratch, flush=True)
     copy_tree(src)
     if not os.path.exists(os.path.join(build, 'build.ninja')):
@@ -331,7 +340,7 @@ def main():
             print('%-8s %-36s (%s) %.0f s' % ('MISSED', c.ident, c.rule, secs),
                   flush=True)
 
-    ninja = run(['ninja', '-C', build])   # leave the scratch build unchanged
+    run(['ninja', '-C', build])   # leave the scratch build as the tree
     total = time.monotonic() - started
     print()
     for c, why in stale:
@@ -339,8 +348,6 @@ def main():
     print('caught %d of %d changes (%d missed, %d do not build, %d stale), '
           '%.1f min' % (len(caught), len(changes), len(missed), len(broken),
                         len(stale), total / 60))
-    if not args.keep and not args.dir:
-        shutil.rmtree(scratch, ignore_errors=True)
     return 0 if len(caught) == len(changes) else 1
 
 
