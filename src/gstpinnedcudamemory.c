@@ -462,6 +462,9 @@ gst_pinned_cuda_buffer_pool_new (GstPinnedContext * context, GstCaps * caps,
   if (cuda == NULL)
     return NULL;
 
+  /* Registers the CUDA allocator the pool finds by name; nvcodec does it
+   * when its plugin loads, which need not have happened. */
+  gst_cuda_memory_init_once ();
   pool = gst_cuda_buffer_pool_new (cuda);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, info.size, min_buffers, 0);
