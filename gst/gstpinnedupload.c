@@ -150,8 +150,7 @@ gst_pinned_upload_stop (GstBaseTransform * trans)
 /* The window's task pushes on the source pad: it stops before the pads
  * are deactivated. */
 static GstStateChangeReturn
-gst_pinned_upload_change_state (GstElement * element,
-    GstStateChange transition)
+gst_pinned_upload_change_state (GstElement * element, GstStateChange transition)
 {
   GstPinnedUpload *self = GST_PINNED_UPLOAD (element);
 
@@ -479,11 +478,44 @@ set_layout (GstBuffer * outbuf, GstBuffer * inbuf, const GstVideoInfo * info)
   }
 }
 
+#ifdef HAVE_CUDA_INTEROP
+/* A gst-pinned view of the CUDA output frame, in its own layout, to copy
+ * into; NULL after an error message. */
+static GstBuffer *
+view_of_cuda_output (GstPinnedUpload * self, GstBuffer * outbuf)
+{
+  GError *error = NULL;
+  GstBuffer *view;
+
+  view = gst_pinned_cuda_buffer_wrap (outbuf,
+      gst_pinned_base_transform_get_out_info (GST_PINNED_BASE_TRANSFORM
+          (self)), self->view_allocator, GST_MAP_WRITE, &error);
+  if (view == NULL) {
+    GST_PINNED_ELEMENT_ERROR (self, error, "Cannot write the CUDA memory");
+    g_clear_error (&error);
+  }
+  return view;
+}
+
+/* After the copy: the frame carries it (1.24) or generate_output() hands
+ * it to the window. */
+static gboolean
+keep_cuda_view (GstPinnedUpload * self, GstBuffer * outbuf, GstBuffer * view,
+    GError ** error)
+{
+  gboolean ok = gst_pinned_cuda_buffer_attach (outbuf, view, &self->attached,
+      error);
+
+  gst_clear_buffer (&self->view);
+  self->view = view;
+  return ok;
+}
+#endif
+
 static GstFlowReturn
 gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
-  GstPinnedUpload *self = GST_PINNED_UPLOAD (trans);
   GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (trans);
   const GstVideoInfo *info = gst_pinned_base_transform_get_in_info (base);
   GstBuffer *dst = outbuf;
@@ -492,17 +524,9 @@ gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gboolean ok;
 
 #ifdef HAVE_CUDA_INTEROP
-  /* Into a view of the CUDA memory, in its own layout. */
-  if (self->cuda_out) {
-    dst = gst_pinned_cuda_buffer_wrap (outbuf,
-        gst_pinned_base_transform_get_out_info (base), self->view_allocator,
-        GST_MAP_WRITE, &error);
-    if (dst == NULL) {
-      GST_PINNED_ELEMENT_ERROR (trans, error, "Cannot write the CUDA memory");
-      g_clear_error (&error);
-      return GST_FLOW_ERROR;
-    }
-  }
+  if (GST_PINNED_UPLOAD (trans)->cuda_out &&
+      (dst = view_of_cuda_output (GST_PINNED_UPLOAD (trans), outbuf)) == NULL)
+    return GST_FLOW_ERROR;
 #endif
   if (dst == outbuf)
     set_layout (outbuf, inbuf, info);
@@ -513,12 +537,11 @@ gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gst_pinned_timeline_end (span);
 
 #ifdef HAVE_CUDA_INTEROP
-  if (ok && dst != outbuf)
-    ok = gst_pinned_cuda_buffer_attach (outbuf, dst, &self->attached, &error);
   if (dst != outbuf) {
-    /* generate_output() hands it to the window. */
-    gst_clear_buffer (&self->view);
-    self->view = dst;
+    if (ok)
+      ok = keep_cuda_view (GST_PINNED_UPLOAD (trans), outbuf, dst, &error);
+    else
+      gst_buffer_unref (dst);
   }
 #endif
 

@@ -461,8 +461,7 @@ gst_pinned_allocator_wrap (GstPinnedAllocator * allocator, gpointer data,
   g_return_val_if_fail (GST_IS_PINNED_ALLOCATOR (allocator), NULL);
   g_return_val_if_fail (offset + size <= maxsize, NULL);
 
-  impl = memory_new (allocator, data, 0, maxsize, 0,
-      offset, size);
+  impl = memory_new (allocator, data, 0, maxsize, 0, offset, size);
   impl->user_data = user_data;
   impl->notify = notify;
 

@@ -784,7 +784,7 @@ main (int argc, char **argv)
         "Also measure the limit with copies rotating over N frame-sized "
           "buffers each way, as a stream of frames does", "N"},
     {"clips", 0, 0, G_OPTION_ARG_FILENAME, &opts.clips,
-          "Folder of the decode rows' clips, CODEC-WxH.CODEC, for sizes "
+        "Folder of the decode rows' clips, CODEC-WxH.CODEC, for sizes "
           "CODEC:WxH (default tests/media/bench, made by "
           "tests/media/make-clips.sh)", "DIR"},
     {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &opts.timeline,

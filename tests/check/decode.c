@@ -46,8 +46,7 @@ decode (const gchar * tail, GstVideoInfo * info)
   GstMessage *msg;
   GstBus *bus;
 
-  fail_unless (pipeline != NULL, "%s: %s", launch, error ? error->message :
-      "");
+  fail_unless (pipeline != NULL, "%s: %s", launch, error ? error->message : "");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PLAYING),
       GST_STATE_CHANGE_ASYNC);
@@ -67,8 +66,7 @@ decode (const gchar * tail, GstVideoInfo * info)
     fail ("%s: %s (%s)", launch, error->message, debug);
   }
   gst_object_unref (bus);
-  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s: no EOS",
-      launch);
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s: no EOS", launch);
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (sink);
@@ -143,8 +141,7 @@ check_gpu_decoder (const gchar * decoder)
   for (i = 0; i < FRAMES; i++)
     fail_unless (nv12_equals_i420 (g_ptr_array_index (gpu, i), &gpu_info,
             g_ptr_array_index (cpu, i), &cpu_info, i),
-        "%s ! pinneddownload: frame %u differs from openh264dec's", decoder,
-        i);
+        "%s ! pinneddownload: frame %u differs from openh264dec's", decoder, i);
   g_print ("%s ! pinneddownload: %u frames bit-exact with openh264dec\n",
       decoder, FRAMES);
 
@@ -187,8 +184,7 @@ reference_rgba (GstBuffer * in, const GstVideoInfo * in_info,
   gdouble kr, kb, kg, ys, cs;
   gint x, y;
 
-  if (!gst_video_color_matrix_get_Kr_Kb (in_info->colorimetry.matrix, &kr,
-          &kb))
+  if (!gst_video_color_matrix_get_Kr_Kb (in_info->colorimetry.matrix, &kr, &kb))
     gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT601, &kr, &kb);
   kg = 1 - kr - kb;
   ys = full ? 1 : 255.0 / 219;

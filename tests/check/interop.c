@@ -442,7 +442,8 @@ GST_END_TEST;
 GST_START_TEST (test_context_joined_upload)
 {
   GstElement *bin = gst_parse_bin_from_description ("pinnedupload ! "
-      "video/x-raw(memory:CUDAMemory) ! cudadownload ! capsfilter caps=video/x-raw", TRUE,
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw", TRUE,
       NULL);
   GstPinnedContext *app = gst_pinned_context_new (1, NULL);
   GstContext *context;
@@ -524,7 +525,8 @@ hold_back_copies (GstElement * upload)
 GST_START_TEST (test_push_rule_consumer_sees_finished_frames)
 {
   GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
-      "video/x-raw(memory:CUDAMemory) ! cudadownload ! capsfilter caps=video/x-raw");
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw");
   const Conf *c = &confs[1];
   GstVideoInfo info;
   GstBuffer *in[3], *out;
@@ -601,8 +603,7 @@ push_rule_frame (gboolean through_window, gboolean * equal)
   fail_unless (view != NULL);
 
   pinned_test_delay_stream (stream, DELAY_MS);
-  fail_unless (gst_pinned_transfer_video_frame (stream, &info, in, view,
-          NULL));
+  fail_unless (gst_pinned_transfer_video_frame (stream, &info, in, view, NULL));
 
   if (through_window) {
     window = gst_pinned_window_new (h->srcpad, 2);

@@ -121,7 +121,7 @@ CUresult cuDevicePrimaryCtxRetain (CUcontext * pctx, CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease_v2 (CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease (CUdevice dev);
 CUresult cuMemAlloc_v2 (CUdeviceptr * dptr, size_t size);
-CUresult cuMemAllocPitch_v2 (CUdeviceptr * dptr, size_t * pitch,
+CUresult cuMemAllocPitch_v2 (CUdeviceptr * dptr, size_t *pitch,
     size_t width, size_t height, unsigned int element_size);
 CUresult cuMemAllocHost_v2 (void **pp, size_t size);
 CUresult cuMemFree_v2 (CUdeviceptr dptr);
@@ -149,7 +149,7 @@ CUresult cuGraphicsResourceSetMapFlags_v2 (void *resource, unsigned int flags);
 CUresult cuGraphicsSubResourceGetMappedArray (void **array, void *resource,
     unsigned int index, unsigned int level);
 CUresult cuGraphicsResourceGetMappedPointer_v2 (CUdeviceptr * ptr,
-    size_t * size, void *resource);
+    size_t *size, void *resource);
 CUresult cuGraphicsUnregisterResource (void *resource);
 CUresult cuGraphicsGLRegisterImage (void **resource, unsigned int image,
     unsigned int target, unsigned int flags);
@@ -640,7 +640,7 @@ cuMemAlloc_v2 (CUdeviceptr * dptr, size_t size)
 }
 
 CUresult
-cuMemAllocPitch_v2 (CUdeviceptr * dptr, size_t * pitch, size_t width,
+cuMemAllocPitch_v2 (CUdeviceptr * dptr, size_t *pitch, size_t width,
     size_t height, unsigned int element_size)
 {
   void *ptr = NULL;
@@ -854,7 +854,7 @@ cuGraphicsSubResourceGetMappedArray (void **array, void *resource,
 }
 
 CUresult
-cuGraphicsResourceGetMappedPointer_v2 (CUdeviceptr * ptr, size_t * size,
+cuGraphicsResourceGetMappedPointer_v2 (CUdeviceptr * ptr, size_t *size,
     void *resource)
 {
   UNSUPPORTED ();
