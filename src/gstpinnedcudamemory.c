@@ -73,12 +73,17 @@ static gpointer
 lookup_stream_api (gpointer data)
 {
   static StreamApi api;
+  const gchar *name = g_getenv ("GST_PINNED_CUDA_LIBRARY");
   GModule *module;
 
   ensure_debug_category ();
 
-  module = g_module_open ("libgstcuda-1.0.so.0",
-      G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  /* GST_PINNED_CUDA_LIBRARY names another library to look them up in (a
+   * libgstcuda-1.0 of another GStreamer installation; the tests' stand-in
+   * of the 1.24 API). */
+  if (name == NULL || *name == '\0')
+    name = "libgstcuda-1.0.so.0";
+  module = g_module_open (name, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
   if (module && g_module_symbol (module, "gst_cuda_memory_get_stream",
           (gpointer *) & api.memory_get_stream) &&
       g_module_symbol (module, "gst_cuda_stream_new",
@@ -88,8 +93,8 @@ lookup_stream_api (gpointer data)
       g_module_symbol (module, "gst_buffer_pool_config_set_cuda_stream",
           (gpointer *) & api.pool_config_set_stream)) {
     /* Kept open: the library stays loaded as long as we are. */
-    GST_INFO ("libgstcuda has CUDA streams (1.24 or later): CUDA memory "
-        "carries the stream of its writer");
+    GST_INFO ("%s has CUDA streams (1.24 or later): CUDA memory carries the "
+        "stream of its writer", name);
     return &api;
   }
 

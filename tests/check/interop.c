@@ -26,6 +26,7 @@
  *   in-place pinnedbusy on a copy). */
 
 #include <dlfcn.h>
+#include <gmodule.h>
 #include <string.h>
 #include <gst/app/gstappsink.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -857,6 +858,244 @@ GST_START_TEST (test_in_place_filter_takes_cuda_memory)
 
 GST_END_TEST;
 
+/* ---- CUDA memory that carries a stream (GStreamer 1.24 and later) ----- */
+
+typedef gpointer (*GetStreamFunc) (GstCudaMemory * mem);
+typedef gpointer (*NewStreamFunc) (GstCudaContext * context);
+typedef gpointer (*StreamHandleFunc) (gpointer stream);
+typedef void (*SetStreamFunc) (GstMemory * mem, gpointer stream);
+
+#define CUDA_MEMORY_NEED_SYNC (GST_MEMORY_FLAG_LAST << 2)
+
+/* The stream @mem carries: the one of its pool (1.24), or one that the
+ * stand-in of the 1.24 API attaches (1.22 underneath). */
+static cudaStream_t
+memory_stream (GstMemory * mem)
+{
+  const gchar *name = g_getenv ("GST_PINNED_CUDA_LIBRARY");
+  GModule *module = g_module_open (name ? name : "libgstcuda-1.0.so.0",
+      G_MODULE_BIND_LAZY);
+  GetStreamFunc get_stream = NULL;
+  NewStreamFunc new_stream = NULL;
+  StreamHandleFunc handle = NULL;
+  SetStreamFunc set_stream = NULL;
+  gpointer stream;
+
+  fail_unless (module != NULL);
+  fail_unless (g_module_symbol (module, "gst_cuda_memory_get_stream",
+          (gpointer *) & get_stream));
+  fail_unless (g_module_symbol (module, "gst_cuda_stream_get_handle",
+          (gpointer *) & handle));
+  stream = get_stream (GST_CUDA_MEMORY_CAST (mem));
+  if (stream == NULL) {
+    fail_unless (g_module_symbol (module, "fakegstcuda_memory_set_stream",
+            (gpointer *) & set_stream));
+    fail_unless (g_module_symbol (module, "gst_cuda_stream_new",
+            (gpointer *) & new_stream));
+    stream = new_stream (GST_CUDA_MEMORY_CAST (mem)->context);
+    set_stream (mem, stream);
+    gst_mini_object_unref (stream);
+    stream = get_stream (GST_CUDA_MEMORY_CAST (mem));
+  }
+  fail_unless (stream != NULL);
+  return (cudaStream_t) handle (stream);
+}
+
+/* A page-locked frame in the layout of @cuda_buf's memory, filled. */
+static GstBuffer *
+frame_in_cuda_layout (GstBuffer * cuda_buf, GstAllocator * host,
+    const GstVideoInfo * info)
+{
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory
+      (cuda_buf, 0));
+  GstBuffer *buf = gst_buffer_new_allocate (host, cmem->mem.size, NULL);
+
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
+      cmem->info.offset, cmem->info.stride);
+  pinned_test_fill_frame (buf, info, 77);
+  return buf;
+}
+
+static gpointer
+device_pointer (GstBuffer * cuda_buf)
+{
+  GstMemory *mem = gst_buffer_peek_memory (cuda_buf, 0);
+  GstMapInfo map;
+  gpointer ptr;
+
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ | GST_MAP_CUDA));
+  ptr = map.data;
+  gst_memory_unmap (mem, &map);
+  return ptr;
+}
+
+/* We write CUDA memory that carries a stream: the frame carries our copy
+ * (its stream waits for it), so it may be pushed at once, and a consumer
+ * that works on that stream sees the finished frame although our copy was
+ * held back. @attach FALSE is the control: the frame pushed as if it were
+ * complete comes out wrong. */
+static gboolean
+write_carried_frame (gboolean attach)
+{
+  const Conf *c = &confs[0];
+  GstPinnedContext *ctx = gst_pinned_context_new (0, NULL);
+  GstPinnedStream *stream = gst_pinned_stream_new (ctx, NULL);
+  GstAllocator *views = gst_pinned_device_allocator_new (ctx);
+  GstAllocator *host = gst_pinned_host_allocator_new (ctx);
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (c, &info), *cuda_caps = cuda_caps_of (&info);
+  GstBufferPool *pool = gst_pinned_cuda_buffer_pool_new (ctx, cuda_caps, 1);
+  GstBuffer *cuda_buf, *in, *view, *seen;
+  gboolean attached = FALSE, equal;
+  cudaStream_t consumer;
+  GstMemory *mem;
+  GstMapInfo map;
+
+  fail_unless (pool && gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
+          NULL), GST_FLOW_OK);
+  mem = gst_buffer_peek_memory (cuda_buf, 0);
+  consumer = memory_stream (mem);
+
+  in = frame_in_cuda_layout (cuda_buf, host, &info);
+  view = gst_pinned_cuda_buffer_wrap (cuda_buf, &info, views, GST_MAP_WRITE,
+      NULL);
+  fail_unless (view != NULL);
+  pinned_test_delay_stream (stream, DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (stream, &info, in, view, NULL));
+  if (attach) {
+    fail_unless (gst_pinned_cuda_buffer_attach (cuda_buf, view, &attached,
+            NULL));
+    fail_unless (attached, "CUDA memory with a stream was not attached");
+    fail_unless (GST_MEMORY_FLAG_IS_SET (mem, CUDA_MEMORY_NEED_SYNC));
+  }
+
+  /* The consumer: a download on the memory's stream, at once. */
+  seen = gst_buffer_new_allocate (NULL, mem->size, NULL);
+  gst_buffer_add_video_meta_full (seen, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
+      GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info),
+      GST_CUDA_MEMORY_CAST (mem)->info.offset,
+      GST_CUDA_MEMORY_CAST (mem)->info.stride);
+  fail_unless (gst_buffer_map (seen, &map, GST_MAP_WRITE));
+  fail_unless (gst_pinned_context_push (ctx, NULL));
+  fail_unless_equals_int (cudaMemcpyAsync (map.data, device_pointer
+          (cuda_buf), mem->size, cudaMemcpyDeviceToHost, consumer),
+      cudaSuccess);
+  fail_unless_equals_int (cudaStreamSynchronize (consumer), cudaSuccess);
+  gst_pinned_context_pop (ctx);
+  gst_buffer_unmap (seen, &map);
+  equal = pinned_test_frames_equal (in, seen, &info);
+
+  gst_buffer_unref (seen);
+  gst_buffer_unref (view);
+  gst_buffer_unref (in);
+  gst_buffer_unref (cuda_buf);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  gst_caps_unref (cuda_caps);
+  gst_object_unref (host);
+  gst_object_unref (views);
+  gst_pinned_stream_unref (stream);
+  gst_object_unref (ctx);
+  return equal;
+}
+
+GST_START_TEST (test_streams_write_carried)
+{
+  fail_unless (write_carried_frame (TRUE),
+      "a consumer on the memory's stream saw the frame before our copy");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_streams_write_control)
+{
+  fail_if (write_carried_frame (FALSE), "the consumer saw the frame without "
+      "the stream waiting for our copy: this suite could not see the hazard");
+}
+
+GST_END_TEST;
+
+/* We read CUDA memory whose writer's work on its stream is pending
+ * (NEED_SYNC): pinneddownload's stream waits for that stream on the GPU.
+ * @need_sync FALSE is the control: taken as complete, it comes out wrong. */
+static gboolean
+read_pending_frame (gboolean need_sync)
+{
+  const Conf *c = &confs[0];
+  GstHarness *h = gst_harness_new ("pinneddownload");
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (c, &info), *cuda_caps = cuda_caps_of (&info);
+  GstPinnedContext *ctx;
+  GstAllocator *host;
+  GstBufferPool *pool;
+  GstBuffer *cuda_buf, *in, *out;
+  GstPinnedStream *producer;
+  GstMemory *mem;
+  GstMapInfo map;
+  gboolean equal;
+
+  gst_harness_set_caps (h, gst_caps_ref (cuda_caps), gst_caps_ref (caps));
+  ctx = context_of (h, "pinneddownload");
+  host = gst_pinned_host_allocator_new (ctx);
+  pool = gst_pinned_cuda_buffer_pool_new (ctx, cuda_caps, 1);
+  fail_unless (pool && gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
+          NULL), GST_FLOW_OK);
+  mem = gst_buffer_peek_memory (cuda_buf, 0);
+
+  /* The producer writes the frame on the memory's stream, late. */
+  producer = gst_pinned_stream_new_wrapped (ctx, memory_stream (mem));
+  in = frame_in_cuda_layout (cuda_buf, host, &info);
+  pinned_test_delay_stream (producer, DELAY_MS);
+  fail_unless (gst_buffer_map (in, &map, GST_MAP_READ));
+  fail_unless (gst_pinned_context_push (ctx, NULL));
+  fail_unless_equals_int (cudaMemcpyAsync (device_pointer (cuda_buf),
+          map.data, mem->size, cudaMemcpyHostToDevice,
+          gst_pinned_stream_get_handle (producer)), cudaSuccess);
+  gst_pinned_context_pop (ctx);
+  gst_buffer_unmap (in, &map);
+  if (need_sync)
+    GST_MINI_OBJECT_FLAG_SET (mem, CUDA_MEMORY_NEED_SYNC);
+
+  out = gst_harness_push_and_pull (h, cuda_buf);
+  fail_unless (out != NULL);
+  equal = pinned_test_frames_equal (in, out, &info);
+
+  /* The producer's copy reads @in: done before it goes. */
+  fail_unless (gst_pinned_stream_synchronize (producer, NULL));
+  gst_pinned_stream_unref (producer);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_object_unref (host);
+  gst_caps_unref (caps);
+  gst_caps_unref (cuda_caps);
+  return equal;
+}
+
+GST_START_TEST (test_streams_read_ordered)
+{
+  fail_unless (read_pending_frame (TRUE),
+      "pinneddownload read the frame before its writer's stream was done");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_streams_read_control)
+{
+  fail_if (read_pending_frame (FALSE), "pinneddownload saw the frame "
+      "without waiting for its writer: this suite could not see the hazard");
+}
+
+GST_END_TEST;
+
 static Suite *
 interop_suite (void)
 {
@@ -893,6 +1132,15 @@ interop_suite (void)
   tcase_add_test (tc, test_cuda_input_held_until_copied);
   tcase_add_test (tc, test_convert_takes_cuda_memory);
   tcase_add_test (tc, test_in_place_filter_takes_cuda_memory);
+
+  /* Where libgstcuda lets CUDA memory carry a stream: 1.24, or the
+   * stand-in of its API (suite interop-streams). */
+  if (gst_pinned_cuda_has_streams ()) {
+    tcase_add_test (tc, test_streams_write_carried);
+    tcase_add_test (tc, test_streams_write_control);
+    tcase_add_test (tc, test_streams_read_ordered);
+    tcase_add_test (tc, test_streams_read_control);
+  }
 
   return s;
 }
