@@ -156,7 +156,9 @@ gst_pinned_busy_class_init (GstPinnedBusyClass * klass)
       G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, PROP_LAST, properties);
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  /* With CUDA interop, nvcodec's CUDA memory too. */
+  gst_pinned_filter_class_add_sink_pad_template (filter_class,
+      gst_static_pad_template_get_caps (&sink_template));
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Pinned CUDA busy test filter", "Filter/Video/Hardware",

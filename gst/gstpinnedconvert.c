@@ -199,7 +199,9 @@ gst_pinned_convert_class_init (GstPinnedConvertClass * klass)
       GST_PINNED_BASE_TRANSFORM_CLASS (klass);
   GstPinnedFilterClass *filter_class = GST_PINNED_FILTER_CLASS (klass);
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  /* With CUDA interop, nvcodec's CUDA memory too. */
+  gst_pinned_filter_class_add_sink_pad_template (filter_class,
+      gst_static_pad_template_get_caps (&sink_template));
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Pinned CUDA colour converter", "Filter/Converter/Video/Hardware",

@@ -13,7 +13,9 @@
  * @see_also: pinnedupload
  *
  * Downloads raw video from CUDA device memory
- * (`video/x-raw(memory:PinnedDevice)`) to system memory, asynchronously.
+ * (`video/x-raw(memory:PinnedDevice)`, and, in builds with CUDA interop,
+ * `video/x-raw(memory:CUDAMemory)` of GStreamer's nvcodec elements) to
+ * system memory, asynchronously.
  *
  * Per frame, pinneddownload makes its own CUDA stream wait for the copy or
  * kernel that wrote the device frame (on the GPU, not the host), enqueues
@@ -26,6 +28,12 @@
  * are packed in the default layout, whatever the layout of the device frame.
  * System memory input passes through.
  *
+ * CUDA memory (a decoder's output, say) is read in its own layout, in the
+ * CUDA context the pipeline shares with the nvcodec elements; the input
+ * buffer is held until its copy is done, so that its pool does not hand it
+ * out to the decoder again before. Caps prefer CUDA memory, then
+ * gst-pinned's device memory, then system memory.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=30 ! video/x-raw,format=I420,width=1279,height=719 ! pinnedupload ! pinneddownload ! checksumsink
@@ -34,6 +42,10 @@
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! pinnedupload ! pinneddownload pool-size=8 ! queue ! autovideosink
  * ]| Up to eight downloaded frames in flight.
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! pinneddownload ! videoconvert ! autovideosink
+ * ]| Decodes on the GPU and downloads the frames from nvh264dec's CUDA
+ * memory into page-locked buffers.
  *
  * Since: 0.1
  */
@@ -43,6 +55,12 @@
 #endif
 
 #include "gstpinneddownload.h"
+#ifdef HAVE_CUDA_INTEROP
+#include <gst/pinned/gstpinnedcudamemory.h>
+#define CUDA_SINK_CAPS GST_PINNED_CUDA_CAPS ";"
+#else
+#define CUDA_SINK_CAPS
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_download_debug);
 #define GST_CAT_DEFAULT gst_pinned_download_debug
@@ -51,12 +69,16 @@ struct _GstPinnedDownload
 {
   GstPinnedBaseTransform parent;
 
+  /* CUDA memory in: views of the input, held until their copies are done,
+   * and the allocator of the views. */
+  GstPinnedWindow *held;
+  GstAllocator *view_allocator;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+    GST_STATIC_CAPS (CUDA_SINK_CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES
         (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL) ";"
         GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)));
 
@@ -82,9 +104,14 @@ gst_pinned_download_transform_caps (GstBaseTransform * trans,
   if (direction == GST_PAD_SINK) {
     ret = gst_pinned_caps_set_memory_feature (caps, NULL);
   } else {
-    /* Prefer device memory upstream: system memory only passes through. */
+    /* Prefer device memory upstream: system memory only passes through.
+     * CUDA memory first, so that a decoder that offers it and system
+     * memory outputs device memory. */
     ret = gst_pinned_caps_set_memory_feature (caps,
         GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
+#ifdef HAVE_CUDA_INTEROP
+    ret = gst_caps_merge (gst_pinned_cuda_caps (caps), ret);
+#endif
     ret = gst_caps_merge (ret, gst_caps_copy (caps));
   }
 
@@ -175,20 +202,64 @@ gst_pinned_download_decide_allocation (GstBaseTransform * trans,
       query);
 }
 
+#ifdef HAVE_CUDA_INTEROP
+/* A gst-pinned view of CUDA memory, to copy from; NULL after an error
+ * message. */
+static GstBuffer *
+view_of_cuda_input (GstPinnedDownload * self, GstBuffer * inbuf)
+{
+  GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (self);
+  GError *error = NULL;
+  GstBuffer *view;
+
+  if (self->held == NULL) {
+    self->held = gst_pinned_window_new (NULL,
+        2 * gst_pinned_base_transform_get_pool_size (base));
+    self->view_allocator =
+        gst_pinned_device_allocator_new (gst_pinned_base_transform_get_context
+        (base));
+  }
+
+  view = gst_pinned_cuda_buffer_wrap (inbuf,
+      gst_pinned_base_transform_get_in_info (base), self->view_allocator,
+      GST_MAP_READ, &error);
+  if (view == NULL) {
+    GST_PINNED_ELEMENT_ERROR (self, error, "Cannot read the CUDA memory");
+    g_clear_error (&error);
+  }
+
+  return view;
+}
+#endif
+
 static GstFlowReturn
 gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
+  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (trans);
   GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (trans);
+  GstBuffer *src = inbuf;
   GError *error = NULL;
   GstPinnedSpan *span;
   gboolean ok;
 
+#ifdef HAVE_CUDA_INTEROP
+  if (gst_pinned_is_cuda_buffer (inbuf) &&
+      (src = view_of_cuda_input (self, inbuf)) == NULL)
+    return GST_FLOW_ERROR;
+#endif
+
   span = gst_pinned_base_transform_begin_span (base, "D2H copy");
   ok = gst_pinned_transfer_video_frame (gst_pinned_base_transform_get_stream
-      (base), gst_pinned_base_transform_get_in_info (base), inbuf, outbuf,
+      (base), gst_pinned_base_transform_get_in_info (base), src, outbuf,
       &error);
   gst_pinned_timeline_end (span);
+
+  /* The view holds the input until the copy is done: then its pool may
+   * hand it out again. */
+  if (src != inbuf)
+    gst_pinned_window_push (self->held, NULL, src);
+
   if (!ok) {
     GST_PINNED_ELEMENT_ERROR (trans, error, "Could not download a frame");
     g_clear_error (&error);
@@ -198,11 +269,52 @@ gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return GST_FLOW_OK;
 }
 
+static gboolean
+gst_pinned_download_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (trans);
+
+  /* Upstream may wait for its buffers at EOS (a decoder draining). */
+  if (self->held && GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    gst_pinned_window_drain (self->held);
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_pinned_download_stop (GstBaseTransform * trans)
+{
+  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (trans);
+
+  if (self->held) {
+    gst_pinned_window_drain (self->held);
+    gst_pinned_window_stop (self->held);
+    gst_clear_object (&self->held);
+  }
+  gst_clear_object (&self->view_allocator);
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+static void
+gst_pinned_download_finalize (GObject * object)
+{
+  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (object);
+
+  gst_clear_object (&self->held);
+  gst_clear_object (&self->view_allocator);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
 static void
 gst_pinned_download_class_init (GstPinnedDownloadClass * klass)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->finalize = gst_pinned_download_finalize;
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -218,6 +330,8 @@ gst_pinned_download_class_init (GstPinnedDownloadClass * klass)
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_pinned_download_decide_allocation);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_pinned_download_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_pinned_download_sink_event);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_pinned_download_stop);
 }
 
 static void

@@ -29,6 +29,17 @@
  * already in device memory passes through. The device buffer keeps the
  * input's layout (offsets and strides, in its #GstVideoMeta).
  *
+ * In builds with CUDA interop, pinnedupload also outputs
+ * `video/x-raw(memory:CUDAMemory)` for GStreamer's nvcodec elements
+ * (cudadownload, cudaconvert, the encoders), in the CUDA context the
+ * pipeline shares with them, from downstream's CUDA buffer pool or one of
+ * its own. Its own device memory comes first in the caps. With GStreamer
+ * 1.22, CUDA memory must be complete when pushed: pinnedupload then pushes
+ * each frame once its copy is done, from a task of its own, while the next
+ * frames' copies run (up to pool-size frames in flight). Where CUDA memory
+ * carries a stream (1.24 and later), the frame carries the copy instead and
+ * is pushed at once.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! pinnedupload ! pinneddownload ! autovideosink
@@ -36,6 +47,9 @@
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=100 ! video/x-raw,format=RGBA,width=3840,height=2160 ! pinnedupload device-id=0 ! fakesink
  * ]| Uploads 4K RGBA frames to CUDA device 0.
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! pinnedupload ! nvh264enc ! h264parse ! mp4mux ! filesink location=out.mp4
+ * ]| Feeds an NVENC encoder from page-locked buffers.
  *
  * Since: 0.1
  */
@@ -45,6 +59,12 @@
 #endif
 
 #include "gstpinnedupload.h"
+#ifdef HAVE_CUDA_INTEROP
+#include <gst/pinned/gstpinnedcudamemory.h>
+#define CUDA_SRC_CAPS ";" GST_PINNED_CUDA_CAPS
+#else
+#define CUDA_SRC_CAPS
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_upload_debug);
 #define GST_CAT_DEFAULT gst_pinned_upload_debug
@@ -59,6 +79,16 @@ struct _GstPinnedUpload
   /* Device pool the frames are copied into. */
   GstBufferPool *device_pool;
   gsize device_size;
+
+  /* CUDA memory out: the pool, the allocator of the views the copies
+   * write, the view of the frame being made, and the window that pushes
+   * frames once complete (GStreamer 1.22) or holds the views until their
+   * copies are done (1.24). */
+  gboolean cuda_out;
+  GstAllocator *view_allocator;
+  GstBuffer *view;
+  gboolean attached;
+  GstPinnedWindow *window;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -72,7 +102,8 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL)));
+        (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL)
+        CUDA_SRC_CAPS));
 
 #define gst_pinned_upload_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstPinnedUpload, gst_pinned_upload,
@@ -91,16 +122,42 @@ clear_pool (GstBufferPool ** pool)
   }
 }
 
+static void
+clear_window (GstPinnedUpload * self)
+{
+  if (self->window) {
+    gst_pinned_window_stop (self->window);
+    gst_clear_object (&self->window);
+  }
+}
+
 static gboolean
 gst_pinned_upload_stop (GstBaseTransform * trans)
 {
   GstPinnedUpload *self = GST_PINNED_UPLOAD (trans);
 
+  clear_window (self);
+  gst_clear_buffer (&self->view);
+  gst_clear_object (&self->view_allocator);
+  self->cuda_out = FALSE;
   clear_pool (&self->upstream_pool);
   clear_pool (&self->device_pool);
   self->device_size = 0;
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+/* The window's task pushes on the source pad: it stops before the pads
+ * are deactivated. */
+static GstStateChangeReturn
+gst_pinned_upload_change_state (GstElement * element, GstStateChange transition)
+{
+  GstPinnedUpload *self = GST_PINNED_UPLOAD (element);
+
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && self->window)
+    gst_pinned_window_stop (self->window);
+
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }
 
 static GstCaps *
@@ -110,9 +167,15 @@ gst_pinned_upload_transform_caps (GstBaseTransform * trans,
   GstCaps *ret;
 
   if (direction == GST_PAD_SINK) {
-    /* System memory is uploaded; device memory passes through. */
+    /* System memory is uploaded; device memory passes through. Our own
+     * device memory first: CUDA memory only for those who take nothing
+     * else (it costs a pool of another library, and on 1.22 a host wait
+     * per frame off the streaming thread). */
     ret = gst_pinned_caps_set_memory_feature (caps,
         GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
+#ifdef HAVE_CUDA_INTEROP
+    ret = gst_caps_merge (ret, gst_pinned_cuda_caps (caps));
+#endif
   } else {
     GstCaps *sysmem = gst_pinned_caps_set_memory_feature (caps, NULL);
 
@@ -230,6 +293,77 @@ gst_pinned_upload_query (GstBaseTransform * trans, GstPadDirection direction,
       query);
 }
 
+#ifdef HAVE_CUDA_INTEROP
+/* CUDA memory out: downstream's CUDA pool if it is of our CUDA context,
+ * else one of our own. */
+static gboolean
+decide_cuda_allocation (GstPinnedUpload * self, GstQuery * query,
+    GstCaps * caps, guint min)
+{
+  GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (self);
+  GstPinnedContext *context = gst_pinned_base_transform_get_context (base);
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  guint size = 0, max = 0;
+
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, &min, &max);
+    if (!gst_pinned_cuda_buffer_pool_is_usable (pool, context))
+      gst_clear_object (&pool);
+  }
+  min = MAX (min, 2 * gst_pinned_base_transform_get_pool_size (base));
+
+  if (pool) {
+    GST_DEBUG_OBJECT (self, "using downstream's %" GST_PTR_FORMAT, pool);
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, 0, min, max);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, config))
+      gst_clear_object (&pool);
+  }
+  if (pool == NULL)
+    pool = gst_pinned_cuda_buffer_pool_new (context, caps, min);
+  if (pool == NULL) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Cannot configure a CUDA buffer pool"), ("caps %" GST_PTR_FORMAT,
+            caps));
+    return FALSE;
+  }
+
+  /* The pool tells the size of its buffers: the driver chose the pitch. */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+
+  if (!gst_buffer_pool_set_active (pool, TRUE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate CUDA memory"), ("pool %" GST_PTR_FORMAT, pool));
+    gst_object_unref (pool);
+    return FALSE;
+  }
+
+  clear_pool (&self->device_pool);
+  self->device_pool = pool;
+  self->device_size = size;
+  self->cuda_out = TRUE;
+
+  if (self->view_allocator == NULL)
+    self->view_allocator = gst_pinned_device_allocator_new (context);
+  if (self->window == NULL)
+    self->window = gst_pinned_window_new (GST_BASE_TRANSFORM_SRC_PAD (self),
+        gst_pinned_base_transform_get_pool_size (base));
+
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation
+      (GST_BASE_TRANSFORM (self), query);
+}
+#endif
+
 static gboolean
 gst_pinned_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
@@ -241,6 +375,15 @@ gst_pinned_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   gst_query_parse_allocation (query, &caps, NULL);
   if (caps == NULL || !gst_video_info_from_caps (&info, caps))
     return FALSE;
+
+  /* Frames of the former allocation leave first. */
+  if (self->window)
+    gst_pinned_window_drain (self->window);
+  self->cuda_out = FALSE;
+#ifdef HAVE_CUDA_INTEROP
+  if (gst_pinned_caps_is_cuda (caps))
+    return decide_cuda_allocation (self, query, caps, 0);
+#endif
 
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_parse_nth_allocation_pool (query, 0, NULL, &size, &min, &max);
@@ -289,7 +432,8 @@ gst_pinned_upload_prepare_output_buffer (GstBaseTransform * trans,
   if (self->device_pool == NULL)
     return GST_FLOW_NOT_NEGOTIATED;
 
-  if (need > self->device_size) {
+  /* CUDA memory has its own layout: the copy fits the frame into it. */
+  if (!self->cuda_out && need > self->device_size) {
     GstStructure *config = gst_buffer_pool_get_config (self->device_pool);
     GstCaps *caps = NULL;
     guint min = 0;
@@ -334,22 +478,73 @@ set_layout (GstBuffer * outbuf, GstBuffer * inbuf, const GstVideoInfo * info)
   }
 }
 
+#ifdef HAVE_CUDA_INTEROP
+/* A gst-pinned view of the CUDA output frame, in its own layout, to copy
+ * into; NULL after an error message. */
+static GstBuffer *
+view_of_cuda_output (GstPinnedUpload * self, GstBuffer * outbuf)
+{
+  GError *error = NULL;
+  GstBuffer *view;
+
+  view = gst_pinned_cuda_buffer_wrap (outbuf,
+      gst_pinned_base_transform_get_out_info (GST_PINNED_BASE_TRANSFORM
+          (self)), self->view_allocator, GST_MAP_WRITE, &error);
+  if (view == NULL) {
+    GST_PINNED_ELEMENT_ERROR (self, error, "Cannot write the CUDA memory");
+    g_clear_error (&error);
+  }
+  return view;
+}
+
+/* After the copy: the frame carries it (1.24) or generate_output() hands
+ * it to the window. */
+static gboolean
+keep_cuda_view (GstPinnedUpload * self, GstBuffer * outbuf, GstBuffer * view,
+    GError ** error)
+{
+  gboolean ok = gst_pinned_cuda_buffer_attach (outbuf, view, &self->attached,
+      error);
+
+  gst_clear_buffer (&self->view);
+  self->view = view;
+  return ok;
+}
+#endif
+
 static GstFlowReturn
 gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (trans);
   const GstVideoInfo *info = gst_pinned_base_transform_get_in_info (base);
+  GstBuffer *dst = outbuf;
   GError *error = NULL;
   GstPinnedSpan *span;
   gboolean ok;
 
-  set_layout (outbuf, inbuf, info);
+#ifdef HAVE_CUDA_INTEROP
+  if (GST_PINNED_UPLOAD (trans)->cuda_out &&
+      (dst = view_of_cuda_output (GST_PINNED_UPLOAD (trans), outbuf)) == NULL)
+    return GST_FLOW_ERROR;
+#endif
+  if (dst == outbuf)
+    set_layout (outbuf, inbuf, info);
 
   span = gst_pinned_base_transform_begin_span (base, "H2D copy");
   ok = gst_pinned_transfer_video_frame (gst_pinned_base_transform_get_stream
-      (base), info, inbuf, outbuf, &error);
+      (base), info, inbuf, dst, &error);
   gst_pinned_timeline_end (span);
+
+#ifdef HAVE_CUDA_INTEROP
+  if (dst != outbuf) {
+    if (ok)
+      ok = keep_cuda_view (GST_PINNED_UPLOAD (trans), outbuf, dst, &error);
+    else
+      gst_buffer_unref (dst);
+  }
+#endif
+
   if (!ok) {
     GST_PINNED_ELEMENT_ERROR (trans, error, "Could not upload a frame");
     g_clear_error (&error);
@@ -359,11 +554,68 @@ gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return GST_FLOW_OK;
 }
 
+/* CUDA memory out. GStreamer 1.22's elements read it at push time: the
+ * window pushes each frame once its copy is done, from its own task, while
+ * this thread goes on with the next ones. Memory that carries the copy
+ * (1.24) is pushed at once; the window only holds the view until then. */
+static GstFlowReturn
+gst_pinned_upload_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstPinnedUpload *self = GST_PINNED_UPLOAD (trans);
+  GstFlowReturn ret;
+  GstBuffer *view;
+
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+      outbuf);
+  view = g_steal_pointer (&self->view);
+  if (view == NULL)
+    return ret;
+  if (ret != GST_FLOW_OK || *outbuf == NULL) {
+    gst_buffer_unref (view);
+    return ret;
+  }
+
+  if (self->attached)
+    return gst_pinned_window_push (self->window, NULL, view);
+
+  ret = gst_pinned_window_push (self->window, *outbuf, view);
+  *outbuf = NULL;
+  return ret;
+}
+
+static gboolean
+gst_pinned_upload_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstPinnedUpload *self = GST_PINNED_UPLOAD (trans);
+  GstEventType type = GST_EVENT_TYPE (event);
+  gboolean ret;
+
+  if (self->window == NULL)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+
+  /* Buffers and serialized events leave in order. */
+  if (GST_EVENT_IS_SERIALIZED (event) && type != GST_EVENT_FLUSH_STOP)
+    gst_pinned_window_drain (self->window);
+
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+
+  if (type == GST_EVENT_FLUSH_START)
+    gst_pinned_window_set_flushing (self->window, TRUE);
+  else if (type == GST_EVENT_FLUSH_STOP)
+    gst_pinned_window_set_flushing (self->window, FALSE);
+
+  return ret;
+}
+
 static void
 gst_pinned_upload_finalize (GObject * object)
 {
   GstPinnedUpload *self = GST_PINNED_UPLOAD (object);
 
+  clear_window (self);
+  gst_clear_buffer (&self->view);
+  gst_clear_object (&self->view_allocator);
   clear_pool (&self->upstream_pool);
   clear_pool (&self->device_pool);
 
@@ -378,6 +630,8 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->finalize = gst_pinned_upload_finalize;
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_pinned_upload_change_state);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -397,6 +651,9 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_pinned_upload_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_pinned_upload_transform);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_pinned_upload_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_pinned_upload_sink_event);
 }
 
 static void

@@ -17,6 +17,11 @@
  * GstBaseTransform.start()), the element's own non-blocking stream, and the
  * negotiated video infos. A device that cannot be used fails the state
  * change with a resource error that carries the CUDA error.
+ *
+ * In builds with CUDA interop the context is also shared with GStreamer's
+ * nvcodec elements through `gst.cuda.context` (see
+ * gst_pinned_cuda_ensure_element_context()): the base class answers and
+ * asks for both context types.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -26,6 +31,10 @@
 #include "gstpinnedstream-private.h"
 #include "gst/pinned/gstpinnedbasetransform.h"
 #include "gst/pinned/gstpinnedbufferpool.h"
+#ifdef HAVE_CUDA_INTEROP
+#include "gst/pinned/gstpinnedcudacontext.h"
+#include "gst/pinned/gstpinnedcudamemory.h"
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_base_transform_debug);
 #define GST_CAT_DEFAULT gst_pinned_base_transform_debug
@@ -136,6 +145,10 @@ gst_pinned_base_transform_set_context (GstElement * element,
   GST_OBJECT_UNLOCK (element);
 
   gst_pinned_handle_set_context (element, context, device_id, &priv->context);
+#ifdef HAVE_CUDA_INTEROP
+  gst_pinned_cuda_handle_set_context (element, context, device_id,
+      &priv->context);
+#endif
 
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
@@ -151,6 +164,21 @@ get_device_id (GstPinnedBaseTransform * self)
   GST_OBJECT_UNLOCK (self);
 
   return device_id;
+}
+
+/* Shared or new; with CUDA interop, nvcodec's contexts take part. */
+static gboolean
+ensure_context (GstPinnedBaseTransform * self, gint device_id, GError ** error)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+
+#ifdef HAVE_CUDA_INTEROP
+  return gst_pinned_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
+      &priv->context, error);
+#else
+  return gst_pinned_ensure_element_context (GST_ELEMENT (self), device_id,
+      &priv->context, error);
+#endif
 }
 
 /**
@@ -180,8 +208,7 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
   shared = priv->shared_stream;
   GST_OBJECT_UNLOCK (self);
 
-  if (!gst_pinned_ensure_element_context (GST_ELEMENT (self), device_id,
-          &priv->context, &error)) {
+  if (!ensure_context (self, device_id, &error)) {
     GST_PINNED_ELEMENT_ERROR (self, error, device_id < 0 ?
         "No usable CUDA device" : "The CUDA device of device-id is not usable");
     g_clear_error (&error);
@@ -220,6 +247,13 @@ gst_pinned_base_transform_start (GstBaseTransform * trans)
       gst_pinned_find_element_context (GST_ELEMENT (self),
           GST_PINNED_DEVICE_ID_ANY, &priv->context))
     return gst_pinned_base_transform_open_device (self);
+#ifdef HAVE_CUDA_INTEROP
+  /* An nvcodec neighbour that opened its device at NULL to READY (decoders
+   * do) has a context by now: join it. */
+  if (gst_pinned_cuda_find_element_context (GST_ELEMENT (self), FALSE,
+          &priv->context))
+    return gst_pinned_base_transform_open_device (self);
+#endif
 
   if (!gst_pinned_cuda_result (cudaGetDeviceCount (&n_devices), &error) ||
       n_devices <= 0) {
@@ -260,6 +294,12 @@ gst_pinned_base_transform_query (GstBaseTransform * trans,
       gst_pinned_handle_context_query (GST_ELEMENT (trans), query,
           priv->context))
     return TRUE;
+#ifdef HAVE_CUDA_INTEROP
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_pinned_cuda_handle_context_query (GST_ELEMENT (trans), query,
+          priv->context))
+    return TRUE;
+#endif
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
@@ -274,6 +314,13 @@ gst_pinned_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       GST_PINNED_BASE_TRANSFORM_GET_CLASS (self);
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
 
+#ifdef HAVE_CUDA_INTEROP
+  /* CUDA memory in: its device pointers are valid in upstream's context
+   * only, so that one comes first. */
+  if (priv->context == NULL && gst_pinned_caps_is_cuda (incaps))
+    gst_pinned_cuda_find_element_context (GST_ELEMENT (self), TRUE,
+        &priv->context);
+#endif
   if (!gst_pinned_base_transform_open_device (self))
     return FALSE;
 

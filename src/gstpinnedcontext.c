@@ -20,14 +20,23 @@
  *
  * An application picks the device for a whole pipeline with
  * gst_element_set_context() and gst_context_new_pinned_context().
+ *
+ * Where gst-pinned is built with CUDA interop (and a CUDA driver is
+ * present), a context also holds a CUDA driver context: the device's
+ * primary context, or the context of GStreamer's nvcodec elements that it
+ * adopted (see gstpinnedcudacontext.h). gst_pinned_context_push() makes
+ * that context current, so that every CUDA runtime call of gst-pinned
+ * (streams, events, allocations, copies, kernels) runs in it.
  */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstpinned-private.h"
-#include "gst/pinned/gstpinnedcontext.h"
+#include "gstpinnedcontext-private.h"
+#ifdef HAVE_CUDA_INTEROP
+#include "gstpinneddriver-private.h"
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_context_debug);
 #define GST_CAT_DEFAULT gst_pinned_context_debug
@@ -47,6 +56,15 @@ struct _GstPinnedContext
 
   gint device_id;
   gchar *device_name;
+
+  /* The CUDA driver context the work runs in (CUcontext), NULL where the
+   * runtime picks the device's primary context (built without CUDA
+   * interop, or no driver). */
+  gpointer handle;
+  /* We retained the device's primary context as @handle. */
+  gboolean primary;
+  /* What keeps an adopted @handle alive (nvcodec's GstCudaContext). */
+  GObject *owner;
 };
 
 enum
@@ -90,6 +108,11 @@ gst_pinned_context_finalize (GObject * object)
 
   GST_DEBUG_OBJECT (self, "finalize, device %d", self->device_id);
 
+#ifdef HAVE_CUDA_INTEROP
+  if (self->primary)
+    gst_pinned_driver_release_primary (self->device_id);
+#endif
+  g_clear_object (&self->owner);
   g_free (self->device_name);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -117,13 +140,54 @@ gst_pinned_context_init (GstPinnedContext * self)
 {
 }
 
+static gboolean
+check_device (gint * device_id, GError ** error)
+{
+  gint n_devices = 0;
+
+  if (!gst_pinned_cuda_result (cudaGetDeviceCount (&n_devices), error))
+    return FALSE;
+
+  if (n_devices <= 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "No CUDA device found");
+    return FALSE;
+  }
+
+  if (*device_id == GST_PINNED_DEVICE_ID_ANY) {
+    if (!gst_pinned_cuda_result (cudaGetDevice (device_id), error))
+      return FALSE;
+  }
+
+  if (*device_id < 0 || *device_id >= n_devices) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "CUDA device-id %d does not exist: %d device(s) found", *device_id,
+        n_devices);
+    return FALSE;
+  }
+
+  return TRUE;
+}
+
+static GstPinnedContext *
+context_new (gint device_id, const struct cudaDeviceProp *props)
+{
+  GstPinnedContext *self = g_object_new (GST_TYPE_PINNED_CONTEXT, NULL);
+
+  gst_object_ref_sink (self);
+  self->device_id = device_id;
+  self->device_name = g_strndup (props->name, sizeof (props->name));
+
+  return self;
+}
+
 /**
  * gst_pinned_context_new:
  * @device_id: a CUDA device index, or %GST_PINNED_DEVICE_ID_ANY for the
  *   calling thread's current device
  * @error: (out) (optional): where to describe why the device is unusable
  *
- * Opens a CUDA device.
+ * Opens a CUDA device: its primary context, the one the CUDA runtime uses.
  *
  * Returns: (transfer full) (nullable): a new #GstPinnedContext, or %NULL
  *   when there is no CUDA device, @device_id is out of range, or the device
@@ -136,31 +200,35 @@ gst_pinned_context_new (gint device_id, GError ** error)
 {
   GstPinnedContext *self;
   struct cudaDeviceProp props;
-  gint n_devices = 0, prev = -1;
+  gint prev = -1;
 
   /* The class init creates the debug category this function logs to. */
   g_type_ensure (GST_TYPE_PINNED_CONTEXT);
 
-  if (!gst_pinned_cuda_result (cudaGetDeviceCount (&n_devices), error))
+  if (!check_device (&device_id, error))
     return NULL;
 
-  if (n_devices <= 0) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-        "No CUDA device found");
-    return NULL;
-  }
+#ifdef HAVE_CUDA_INTEROP
+  /* With a driver, hold the primary context and make it current around
+   * every call: a context that nvcodec elements can share, and pushes and
+   * pops that nest with theirs. Retaining it initialises it, so that a
+   * device that cannot be used fails here, at start. */
+  if (gst_pinned_driver_load (NULL)) {
+    gpointer handle;
 
-  if (device_id == GST_PINNED_DEVICE_ID_ANY) {
-    if (!gst_pinned_cuda_result (cudaGetDevice (&device_id), error))
+    if (!gst_pinned_cuda_result (cudaGetDeviceProperties (&props, device_id),
+            error) ||
+        !gst_pinned_driver_retain_primary (device_id, &handle, error))
       return NULL;
-  }
 
-  if (device_id < 0 || device_id >= n_devices) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "CUDA device-id %d does not exist: %d device(s) found", device_id,
-        n_devices);
-    return NULL;
+    self = context_new (device_id, &props);
+    self->handle = handle;
+    self->primary = TRUE;
+    GST_INFO_OBJECT (self, "opened CUDA device %d: %s, primary context %p",
+        device_id, self->device_name, handle);
+    return self;
   }
+#endif
 
   /* cudaSetDevice initialises the device's primary context, so that a
    * device that cannot be used fails here, at start, not on a buffer. */
@@ -175,15 +243,78 @@ gst_pinned_context_new (gint device_id, GError ** error)
   if (prev != device_id)
     gst_pinned_cuda_result (cudaSetDevice (prev), NULL);
 
-  self = g_object_new (GST_TYPE_PINNED_CONTEXT, NULL);
-  gst_object_ref_sink (self);
-  self->device_id = device_id;
-  self->device_name = g_strndup (props.name, sizeof (props.name));
+  self = context_new (device_id, &props);
 
   GST_INFO_OBJECT (self, "opened CUDA device %d: %s", device_id,
       self->device_name);
 
   return self;
+}
+
+#ifdef HAVE_CUDA_INTEROP
+GstPinnedContext *
+gst_pinned_context_new_for_handle (gint device_id, gpointer handle,
+    GObject * owner, GError ** error)
+{
+  GstPinnedContext *self;
+  struct cudaDeviceProp props;
+  gint current = -1;
+  gboolean ok;
+
+  g_type_ensure (GST_TYPE_PINNED_CONTEXT);
+  g_return_val_if_fail (handle != NULL, NULL);
+
+  if (!check_device (&device_id, error) ||
+      !gst_pinned_cuda_result (cudaGetDeviceProperties (&props, device_id),
+          error))
+    return NULL;
+
+  /* The runtime works in the context that is current: check that it sees
+   * this one's device there. */
+  if (!gst_pinned_driver_push (handle, error))
+    return NULL;
+  ok = gst_pinned_cuda_result (cudaGetDevice (&current), error);
+  gst_pinned_driver_pop ();
+  if (!ok)
+    return NULL;
+  if (current != device_id) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "CUDA context %p is said to be of device %d, but the CUDA runtime "
+        "finds device %d in it", handle, device_id, current);
+    return NULL;
+  }
+
+  self = context_new (device_id, &props);
+  self->handle = handle;
+  self->owner = owner ? g_object_ref (owner) : NULL;
+
+  GST_INFO_OBJECT (self, "adopted CUDA context %p of device %d: %s", handle,
+      device_id, self->device_name);
+
+  return self;
+}
+#endif
+
+/**
+ * gst_pinned_context_get_handle:
+ * @context: a #GstPinnedContext
+ *
+ * The CUDA driver context (a `CUcontext`) that gst_pinned_context_push()
+ * makes current, for code that mixes gst-pinned with the CUDA driver API or
+ * with GStreamer's nvcodec elements.
+ *
+ * Returns: (transfer none) (nullable): the `CUcontext`, or %NULL where
+ *   gst-pinned leaves the choice to the CUDA runtime (the device's primary
+ *   context): built without CUDA interop, or no driver library found
+ *
+ * Since: 0.1
+ */
+gpointer
+gst_pinned_context_get_handle (GstPinnedContext * context)
+{
+  g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), NULL);
+
+  return context->handle;
 }
 
 /**
@@ -223,8 +354,9 @@ gst_pinned_context_get_device_name (GstPinnedContext * context)
  * @context: a #GstPinnedContext
  * @error: (out) (optional): where to describe a failure
  *
- * Makes the device of @context current on the calling thread, remembering
- * the thread's device for gst_pinned_context_pop(). Calls nest.
+ * Makes the device of @context current on the calling thread (its CUDA
+ * driver context, where it has one), remembering what was current for
+ * gst_pinned_context_pop(). Calls nest.
  *
  * Returns: %TRUE on success; on failure nothing is pushed
  *
@@ -236,6 +368,12 @@ gst_pinned_context_push (GstPinnedContext * context, GError ** error)
   gint prev = -1;
 
   g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), FALSE);
+
+#ifdef HAVE_CUDA_INTEROP
+  if (context->handle)
+    return gst_pinned_driver_push (context->handle, error);
+#endif
+
   g_return_val_if_fail (push_depth < MAX_PUSH_DEPTH, FALSE);
 
   if (!gst_pinned_cuda_result (cudaGetDevice (&prev), error))
@@ -260,6 +398,13 @@ void
 gst_pinned_context_pop (GstPinnedContext * context)
 {
   gint prev;
+
+#ifdef HAVE_CUDA_INTEROP
+  if (context->handle) {
+    gst_pinned_driver_pop ();
+    return;
+  }
+#endif
 
   g_return_if_fail (push_depth > 0);
 
@@ -425,6 +570,18 @@ query_pads (GstElement * element, GstIterator * it, GstQuery * query)
   return answered;
 }
 
+gboolean
+gst_pinned_element_query_neighbours (GstElement * element, GstQuery * query,
+    gboolean upstream_first)
+{
+  if (upstream_first)
+    return query_pads (element, gst_element_iterate_sink_pads (element), query)
+        || query_pads (element, gst_element_iterate_src_pads (element), query);
+
+  return query_pads (element, gst_element_iterate_src_pads (element), query) ||
+      query_pads (element, gst_element_iterate_sink_pads (element), query);
+}
+
 /* Neighbours first, then the application: the order GstContext documents. */
 static void
 find_context (GstElement * element)
@@ -434,8 +591,7 @@ find_context (GstElement * element)
   GstMessage *msg;
 
   query = gst_query_new_context (GST_PINNED_CONTEXT_TYPE);
-  if (query_pads (element, gst_element_iterate_src_pads (element), query) ||
-      query_pads (element, gst_element_iterate_sink_pads (element), query)) {
+  if (gst_pinned_element_query_neighbours (element, query, FALSE)) {
     gst_query_parse_context (query, &context);
     if (context)
       gst_element_set_context (element, context);

@@ -54,6 +54,10 @@ typedef struct
 {
   GstPinnedMemory mem;
   GstPinnedMemoryPrivate priv;
+  /* Wrapped storage (gst_pinned_allocator_wrap()): its owner's release,
+   * instead of the allocator's free_data. */
+  gpointer user_data;
+  GDestroyNotify notify;
 } GstPinnedMemoryImpl;
 
 typedef struct
@@ -359,6 +363,26 @@ gst_pinned_allocator_get_context (GstPinnedAllocator * allocator)
   return priv->context;
 }
 
+static GstPinnedMemoryImpl *
+memory_new (GstPinnedAllocator * allocator, gpointer data, GstMemoryFlags flags,
+    gsize maxsize, gsize align, gsize offset, gsize size)
+{
+  GstPinnedAllocatorPrivate *priv =
+      gst_pinned_allocator_get_instance_private (allocator);
+  GstPinnedMemoryImpl *impl = g_new0 (GstPinnedMemoryImpl, 1);
+
+  gst_memory_init (GST_MEMORY_CAST (impl), flags,
+      GST_ALLOCATOR_CAST (allocator), NULL, maxsize, align, offset, size);
+  impl->mem.context = gst_object_ref (priv->context);
+  impl->mem.data = data;
+  impl->mem.priv = &impl->priv;
+  g_mutex_init (&impl->priv.lock);
+  impl->priv.readers =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) gst_pinned_fence_unref);
+
+  return impl;
+}
+
 /**
  * gst_pinned_allocator_alloc_full:
  * @allocator: a #GstPinnedAllocator
@@ -380,7 +404,6 @@ gst_pinned_allocator_alloc_full (GstPinnedAllocator * allocator, gsize size,
   GstPinnedAllocatorPrivate *priv =
       gst_pinned_allocator_get_instance_private (allocator);
   GstAllocationParams defaults;
-  GstPinnedMemoryImpl *impl;
   gpointer data = NULL;
   gsize maxsize;
   gboolean ok;
@@ -404,18 +427,50 @@ gst_pinned_allocator_alloc_full (GstPinnedAllocator * allocator, gsize size,
   if (!ok)
     return NULL;
 
-  impl = g_new0 (GstPinnedMemoryImpl, 1);
-  gst_memory_init (GST_MEMORY_CAST (impl), params->flags,
-      GST_ALLOCATOR_CAST (allocator), NULL, maxsize, params->align,
-      params->prefix, size);
-  impl->mem.context = gst_object_ref (priv->context);
-  impl->mem.data = data;
-  impl->mem.priv = &impl->priv;
-  g_mutex_init (&impl->priv.lock);
-  impl->priv.readers =
-      g_ptr_array_new_with_free_func ((GDestroyNotify) gst_pinned_fence_unref);
-
   GST_LOG_OBJECT (allocator, "allocated %" G_GSIZE_FORMAT " bytes at %p",
+      maxsize, data);
+
+  return GST_MEMORY_CAST (memory_new (allocator, data, params->flags, maxsize,
+          params->align, params->prefix, size));
+}
+
+/**
+ * gst_pinned_allocator_wrap:
+ * @allocator: a #GstPinnedAllocator
+ * @data: storage of the kind @allocator allocates (a device pointer for a
+ *   #GstPinnedDeviceAllocator), on the device of its context
+ * @maxsize: the size of the storage
+ * @offset: where the memory starts in it
+ * @size: the usable size from @offset
+ * @user_data: (nullable): passed to @notify
+ * @notify: (nullable): called once every fence of the memory has
+ *   signalled and it is freed; the storage stays the caller's
+ *
+ * Makes a #GstPinnedMemory of storage that someone else allocated (another
+ * library's device memory, an application's tensor), so that the fence
+ * rules and the transfers of gst-pinned apply to it. @notify is where its
+ * owner gets it back: never before the GPU work of gst-pinned on it is
+ * done.
+ *
+ * Returns: (transfer full): a new #GstPinnedMemory
+ *
+ * Since: 0.1
+ */
+GstMemory *
+gst_pinned_allocator_wrap (GstPinnedAllocator * allocator, gpointer data,
+    gsize maxsize, gsize offset, gsize size, gpointer user_data,
+    GDestroyNotify notify)
+{
+  GstPinnedMemoryImpl *impl;
+
+  g_return_val_if_fail (GST_IS_PINNED_ALLOCATOR (allocator), NULL);
+  g_return_val_if_fail (offset + size <= maxsize, NULL);
+
+  impl = memory_new (allocator, data, 0, maxsize, 0, offset, size);
+  impl->user_data = user_data;
+  impl->notify = notify;
+
+  GST_LOG_OBJECT (allocator, "wrapped %" G_GSIZE_FORMAT " bytes at %p",
       maxsize, data);
 
   return GST_MEMORY_CAST (impl);
@@ -489,7 +544,9 @@ gst_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
     /* The copy engine may still read or write it. */
     gst_pinned_memory_wait (mem, GST_MAP_READWRITE, NULL);
 
-    if (gst_pinned_context_push (mem->context, NULL)) {
+    if (impl->notify) {
+      impl->notify (impl->user_data);
+    } else if (gst_pinned_context_push (mem->context, NULL)) {
       klass->free_data (GST_PINNED_ALLOCATOR (allocator), mem->data);
       gst_pinned_context_pop (mem->context);
     }

@@ -16,9 +16,10 @@
 
 G_BEGIN_DECLS
 
-/* One stream per device that elements with shared-stream=true use: their
- * work serialises, the baseline the overlap of own streams is measured
- * against. Made on first use, kept for the life of the process. */
+/* One stream per device (per CUDA driver context, with CUDA interop) that
+ * elements with shared-stream=true use: their work serialises, the
+ * baseline the overlap of own streams is measured against. Made on first
+ * use, kept for the life of the process. */
 G_GNUC_INTERNAL
 GstPinnedStream *    gst_pinned_stream_get_shared  (GstPinnedContext * context,
                                                     GError ** error);

@@ -132,17 +132,22 @@ gst_pinned_stream_get_shared (GstPinnedContext * context, GError ** error)
 {
   static GMutex lock;
   static GHashTable *shared;
-  gint device = gst_pinned_context_get_device_id (context);
+  /* One per CUDA context: a stream is valid in its own only. Without a
+   * driver context, the device's primary context is the device's. */
+  gpointer key = gst_pinned_context_get_handle (context);
   GstPinnedStream *stream;
+
+  if (key == NULL)
+    key = GINT_TO_POINTER (gst_pinned_context_get_device_id (context));
 
   g_mutex_lock (&lock);
   if (shared == NULL)
     shared = g_hash_table_new (NULL, NULL);
-  stream = g_hash_table_lookup (shared, GINT_TO_POINTER (device));
+  stream = g_hash_table_lookup (shared, key);
   if (stream == NULL) {
     stream = gst_pinned_stream_new (context, error);
     if (stream)
-      g_hash_table_insert (shared, GINT_TO_POINTER (device), stream);
+      g_hash_table_insert (shared, key, stream);
   }
   if (stream)
     gst_pinned_stream_ref (stream);

@@ -25,6 +25,17 @@ for element in "${elements[@]}"; do
     echo "$props" | grep -E "^  [a-z-]+ +: *$"
     exit 1
   fi
+  # memory:CUDAMemory (nvcodec interop) only in builds with cuda-interop:
+  # PINNED_CUDA_INTEROP (yes or no) says which this is.
+  if [ -n "${PINNED_CUDA_INTEROP:-}" ]; then
+    has=no
+    echo "$out" | grep -q "memory:CUDAMemory" && has=yes
+    if [ "$has" != "$PINNED_CUDA_INTEROP" ]; then
+      echo "$element: memory:CUDAMemory in the pad templates: $has," \
+        "built with cuda-interop: $PINNED_CUDA_INTEROP"
+      exit 1
+    fi
+  fi
   echo "$element: ok ($(echo "$props" | wc -l) properties)"
 done
 out=$(gst-inspect-1.0 pinned 2>&1)

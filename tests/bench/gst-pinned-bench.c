@@ -18,6 +18,12 @@
  *    pool (and, for the pageable row, ignoring it);
  * 3. the peer: GStreamer's cudaupload, cudadownload and the round trip, with
  *    video/x-raw(memory:CUDAMemory) forced between them, on the same frames;
+ * 4. with CUDA interop: pinnedupload into CUDA memory (the GStreamer 1.22
+ *    push rule: each frame pushed once its copy is done) and pinneddownload
+ *    from CUDA memory, against cudaupload and cudadownload; and decoding
+ *    4K H.264 and H.265 clips (--clips) with nvh264dec/nvh265dec into
+ *    pinneddownload, into cudadownload, and into system memory by the
+ *    decoder itself;
  *
  * and prints, per row, frames/s, GB/s, the ratio to the in-run limit and to
  * the peer, CPU time per buffer and CPU cores (getrusage), median and spread
@@ -25,7 +31,7 @@
  *
  *   gst-pinned-bench [--sizes FMT:WxH,...] [--rows upload,...] [--repeats N]
  *                    [--duration-ms MS] [--warmup-ms MS] [--quick]
- *                    [--csv FILE] [--json FILE]
+ *                    [--csv FILE] [--json FILE] [--clips DIR]
  */
 
 #include <stdio.h>
@@ -68,6 +74,9 @@ typedef struct
   const gchar *peer;            /* the row this one is compared with */
   gboolean needs_nvcodec;
   gboolean fixed_seed;          /* imagefreeze renumbers offsets */
+  /* Decode rows: the codec of the clip (@CLIP@, @PARSE@, @DEC@ in the
+   * launch line); the frames are not the source's, nothing is checked. */
+  const gchar *codec;
 } Row;
 
 static const Row rows[] = {
@@ -98,6 +107,27 @@ static const Row rows[] = {
         "shared-stream=true ! pinnedbusy busy-us=@BUSY@ shared-stream=true ! "
         "pinneddownload shared-stream=true ! fakesink name=sink sync=false",
       BENCH_SOURCE_POOL, DIR_BOTH, NULL, FALSE, FALSE},
+  /* CUDA interop. Into CUDA memory, pushed once complete (1.22), and out
+   * of one CUDA frame repeated (as peer-download). */
+  {"cuda-upload", "benchframesrc name=src ! @CAPS@ ! pinnedupload @POOL@ ! "
+        "video/x-raw(memory:CUDAMemory) ! fakesink name=sink sync=false",
+      BENCH_SOURCE_POOL, DIR_UP, "peer-upload", TRUE, FALSE},
+  {"cuda-download", "benchframesrc name=src duration=1 ! @CAPS@ ! "
+        "cudaupload ! video/x-raw(memory:CUDAMemory) ! imagefreeze ! "
+        "pinneddownload @POOL@ ! fakesink name=sink sync=false",
+      BENCH_SOURCE_POOL, DIR_DOWN, "peer-download", TRUE, TRUE},
+  /* Decoding a clip, looped. */
+  {"decode-pinned", "multifilesrc location=@CLIP@ stop-index=0 loop=true ! "
+        "@PARSE@ ! @DEC@ ! video/x-raw(memory:CUDAMemory) ! pinneddownload "
+        "@POOL@ ! fakesink name=sink sync=false", BENCH_SOURCE_POOL, DIR_DOWN,
+      "decode-system", TRUE, FALSE, "any"},
+  {"decode-cudadownload", "multifilesrc location=@CLIP@ stop-index=0 "
+        "loop=true ! @PARSE@ ! @DEC@ ! video/x-raw(memory:CUDAMemory) ! "
+        "cudadownload ! video/x-raw ! fakesink name=sink sync=false",
+      BENCH_SOURCE_POOL, DIR_DOWN, "decode-system", TRUE, FALSE, "any"},
+  {"decode-system", "multifilesrc location=@CLIP@ stop-index=0 loop=true ! "
+        "@PARSE@ ! @DEC@ ! video/x-raw ! fakesink name=sink sync=false",
+      BENCH_SOURCE_POOL, DIR_DOWN, NULL, TRUE, FALSE, "any"},
   {"peer-upload", "benchframesrc name=src ! @CAPS@ ! cudaupload ! "
         "video/x-raw(memory:CUDAMemory) ! fakesink name=sink sync=false",
       BENCH_SOURCE_POOL, DIR_UP, NULL, TRUE, FALSE},
@@ -169,9 +199,36 @@ static struct
   gchar *timeline;
   gint pool_size;
   gint limit_rotate;
+  gchar *clips;
 } opts = {
-  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, 0
+  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, 0, NULL
 };
+
+/* A clip for the decode rows: @codec-WxH.@codec in the clips folder. */
+typedef struct
+{
+  const gchar *codec;
+  const gchar *parse;
+  const gchar *dec;
+} Codec;
+
+static const Codec codecs[] = {
+  {"h264", "h264parse", "nvh264dec"},
+  {"h265", "h265parse", "nvh265dec"},
+};
+
+/* The clip of a decode configuration (Config.format is the codec). */
+static const Codec *
+codec_of (const gchar * name)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (codecs); i++) {
+    if (g_strcmp0 (codecs[i].codec, name) == 0)
+      return &codecs[i];
+  }
+  return NULL;
+}
 
 static gdouble
 cpu_seconds (const struct rusage *ru)
@@ -471,6 +528,17 @@ busy_us (const Config * c)
 }
 
 static gchar *
+replace_all (gchar * str, const gchar * what, const gchar * with)
+{
+  gchar **parts = g_strsplit (str, what, -1);
+  gchar *ret = g_strjoinv (with, parts);
+
+  g_strfreev (parts);
+  g_free (str);
+  return ret;
+}
+
+static gchar *
 make_launch (const Config * c, const Row * row, const gchar * caps)
 {
   gchar *busy = g_strdup_printf ("%u", busy_us (c));
@@ -482,6 +550,17 @@ make_launch (const Config * c, const Row * row, const gchar * caps)
   gchar *tmp2 = g_strjoinv (busy, b);
   gchar **d = g_strsplit (tmp2, "@POOL@", -1);
   gchar *ret = g_strjoinv (pool, d);
+
+  if (row->codec) {
+    const Codec *codec = codec_of (c->format);
+    gchar *clip = g_strdup_printf ("%s/%s-%dx%d.%s", opts.clips, c->format,
+        c->width, c->height, c->format);
+
+    ret = replace_all (ret, "@CLIP@", clip);
+    ret = replace_all (ret, "@PARSE@", codec->parse);
+    ret = replace_all (ret, "@DEC@", codec->dec);
+    g_free (clip);
+  }
 
   g_strfreev (a);
   g_strfreev (b);
@@ -523,14 +602,16 @@ run_once (const Config * c, const Row * row, Result * res)
     goto out;
   }
 
-  caps = gst_caps_from_string (caps_str);
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  g_object_set (src, "caps", caps, "mode", row->mode, NULL);
-  if (!row->fixed_seed)
-    g_object_set (src, "duration", (guint64) (opts.duration_ms +
-            opts.warmup_ms) * 10 * GST_MSECOND, NULL);
-  gst_caps_unref (caps);
-  gst_object_unref (src);
+  if (src) {
+    caps = gst_caps_from_string (caps_str);
+    g_object_set (src, "caps", caps, "mode", row->mode, NULL);
+    if (!row->fixed_seed)
+      g_object_set (src, "duration", (guint64) (opts.duration_ms +
+              opts.warmup_ms) * 10 * GST_MSECOND, NULL);
+    gst_caps_unref (caps);
+    gst_object_unref (src);
+  }
 
   g_mutex_init (&run.lock);
   run.warmup_us = (gint64) opts.warmup_ms * 1000;
@@ -574,7 +655,10 @@ run_once (const Config * c, const Row * row, Result * res)
   gst_object_unref (bus);
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  if (ok && run.last) {
+  if (ok && row->codec) {
+    /* A decoder's frames: tests/gpu (step interop) checks them. */
+    res->verified = TRUE;
+  } else if (ok && run.last) {
     GstVideoInfo info;
     GstCaps *frame_caps = gst_caps_from_string (caps_str);
 
@@ -668,8 +752,9 @@ parse_sizes (void)
     if (sscanf (items[i], "%31[^:]:%dx%d", fmt, &c->width, &c->height) != 3)
       g_error ("bad size %s", items[i]);
     c->format = g_strdup (fmt);
-    gst_video_info_set_format (&info, gst_video_format_from_string (fmt),
-        c->width, c->height);
+    /* A codec (h264:3840x2160): the decode rows, frames of NV12. */
+    gst_video_info_set_format (&info, codec_of (fmt) ? GST_VIDEO_FORMAT_NV12 :
+        gst_video_format_from_string (fmt), c->width, c->height);
     c->size = info.size;
     g_ptr_array_add (configs, c);
   }
@@ -698,6 +783,10 @@ main (int argc, char **argv)
     {"limit-rotate", 0, 0, G_OPTION_ARG_INT, &opts.limit_rotate,
         "Also measure the limit with copies rotating over N frame-sized "
           "buffers each way, as a stream of frames does", "N"},
+    {"clips", 0, 0, G_OPTION_ARG_FILENAME, &opts.clips,
+        "Folder of the decode rows' clips, CODEC-WxH.CODEC, for sizes "
+          "CODEC:WxH (default tests/media/bench, made by "
+          "tests/media/make-clips.sh)", "DIR"},
     {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &opts.timeline,
         "Record the overlap rows of the last size as GPU timelines: "
           "PREFIX-overlap.json and PREFIX-serial.json", "PREFIX"},
@@ -726,6 +815,8 @@ main (int argc, char **argv)
     opts.warmup_ms = MIN (opts.warmup_ms, 50);
   }
   opts.repeats = CLAMP (opts.repeats, 1, MAX_REPEATS);
+  if (opts.clips == NULL)
+    opts.clips = g_strdup ("tests/media/bench");
   GST_DEBUG_CATEGORY_INIT (bench_debug, "pinnedbench", 0, "benchmark");
   bench_frame_src_register ();
 
@@ -789,7 +880,7 @@ main (int argc, char **argv)
       "pool once, then cycles them\",\n  \"rows\": [\n", props.name, date,
       big_h2d, big_d2h, big_bidir, huge_h2d, huge_d2h, huge_bidir);
 
-  g_print ("\n%-6s %-10s %-16s %9s %7s %7s %6s %6s %8s %6s %6s %s\n",
+  g_print ("\n%-6s %-10s %-19s %9s %7s %7s %6s %6s %8s %6s %6s %s\n",
       "format", "size", "row", "frames/s", "GB/s", "limit", "/limit",
       "/peer", "cpu us/f", "cores", "spread", "check");
 
@@ -804,8 +895,14 @@ main (int argc, char **argv)
       Result *res = &results[r];
       guint k;
 
-      if (!row_selected (row) && !(row->needs_nvcodec && opts.rows &&
-              strstr (opts.rows, row->name + 5))) {
+      if ((row->codec != NULL) != (codec_of (c->format) != NULL)) {
+        res->skipped = TRUE;
+        continue;
+      }
+      if (!row_selected (row) && !(g_str_has_prefix (row->name, "peer-") &&
+              opts.rows && strstr (opts.rows, row->name + 5)) &&
+          !(row->codec && opts.rows && strstr (opts.rows, "decode") &&
+              g_str_has_prefix (row->name, "decode-"))) {
         res->skipped = TRUE;
         continue;
       }
@@ -813,6 +910,24 @@ main (int argc, char **argv)
         res->skipped = TRUE;
         res->note = g_strdup ("no nvcodec");
         continue;
+      }
+      if (row->codec && !gst_registry_check_feature_version
+          (gst_registry_get (), codec_of (c->format)->dec, 1, 0, 0)) {
+        res->skipped = TRUE;
+        res->note = g_strdup_printf ("no %s", codec_of (c->format)->dec);
+        continue;
+      }
+      if (row->codec) {
+        gchar *clip = g_strdup_printf ("%s/%s-%dx%d.%s", opts.clips,
+            c->format, c->width, c->height, c->format);
+
+        if (!g_file_test (clip, G_FILE_TEST_EXISTS)) {
+          res->skipped = TRUE;
+          res->note = g_strdup_printf ("no clip %s", clip);
+        }
+        g_free (clip);
+        if (res->skipped)
+          continue;
       }
       for (k = 0; k < (guint) opts.repeats; k++) {
         gdouble limit = limit_adjacent (&lb, c->size, row->dir);
@@ -852,7 +967,7 @@ main (int argc, char **argv)
       if (res->n > 0 && !res->verified)
         all_verified = FALSE;
 
-      g_print ("%-6s %-10s %-16s %9.1f %7.2f %7.2f %6.3f %6s %8.1f %6.3f "
+      g_print ("%-6s %-10s %-19s %9.1f %7.2f %7.2f %6.3f %6s %8.1f %6.3f "
           "%6.3f %s\n", c->format, size, row->name, fps, gbps, limit,
           ratio, peer_ratio,
           median (res->cpu_us, res->n), median (res->cores, res->n),

@@ -6,9 +6,14 @@
 #
 #   tests/gpu/run.sh [STEP ...]     steps: device suite sanitizer inspect
 #                                          example demo bench tracers depth
+#                                          interop interop-sanitizer
+#                                          interop-bench
 #                                          (default: device suite sanitizer
 #                                          inspect)
 # BENCH_ARGS passes options to the benchmark (see gst-pinned-bench --help).
+# The interop steps need a build with CUDA interop (meson option
+# cuda-interop) and, for interop-bench's decode rows, the clips of
+# tests/media/make-clips.sh in tests/media/bench.
 #
 # Logs go to $OUT (default /tmp/gst-pinned-gpu); the last lines summarise.
 set -uo pipefail
@@ -89,6 +94,43 @@ for step in "${steps[@]}"; do
       export GST_PLUGIN_PATH_1_0=$top/build/gst
       LD_LIBRARY_PATH=$libpath OUT=$OUT bash tests/bench/depth.sh > /dev/null
       summary+=("depth: see depth.txt")
+      ;;
+    interop|interop-sanitizer)
+      # nvcodec interop on the GPU: tests/check/interop.c (CUDAMemory both
+      # ways, one context, the 1.22 push rule), tests/check/decode.c
+      # (nvh264dec/nvh264sldec ! pinneddownload and nvh264dec !
+      # pinnedconvert bit-exact against openh264dec and the CPU reference)
+      # and the checksums of the nvcodec launch lines; interop-sanitizer
+      # runs them under compute-sanitizer memcheck.
+      wrap="env LD_LIBRARY_PATH=$libpath"
+      [ "$step" = interop-sanitizer ] && wrap="$wrap compute-sanitizer \
+--tool memcheck --error-exitcode 1 --target-processes all"
+      "${runner[@]}" --suite gpu-interop --wrap "$wrap" -v \
+        > "$OUT/$step.log" 2>&1
+      grep -E "^(PASSED|FAILED|SKIPPED)|^ *[0-9]+/[0-9]+ " "$OUT/$step.log"
+      grep -E "bit-exact|frames +(same|DIFFERENT)" "$OUT/$step.log" |
+        sed 's/^ *//' | tee "$OUT/$step-results.txt"
+      line="$step: $(tail -1 "$OUT/$step.log")"
+      if [ "$step" = interop-sanitizer ]; then
+        line+=", $(grep -c "ERROR SUMMARY: 0 errors" "$OUT/$step.log") clean reports, $(grep "ERROR SUMMARY" "$OUT/$step.log" | grep -vc "ERROR SUMMARY: 0 errors") with errors"
+      fi
+      summary+=("$line")
+      ;;
+    interop-bench)
+      # CUDAMemory rows at 4K (pinnedupload into CUDA memory with the 1.22
+      # push rule, pinneddownload from it, against cudaupload/cudadownload)
+      # and 4K H.264/H.265 decoding into pinneddownload, cudadownload and
+      # system memory.
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      # shellcheck disable=SC2086
+      LD_LIBRARY_PATH=$libpath build/tests/bench/gst-pinned-bench \
+        --sizes RGBA:3840x2160,NV12:3840x2160,h264:3840x2160,h265:3840x2160 \
+        --rows cuda-upload,cuda-download,peer-upload,peer-download,upload,download,decode \
+        --clips tests/media/bench ${BENCH_ARGS:-} \
+        --csv "$OUT/interop-bench.csv" --json "$OUT/interop-bench.json" \
+        > "$OUT/interop-bench.txt" 2> >(tail -200 > "$OUT/interop-bench.err")
+      summary+=("interop-bench: rc $?")
+      cat "$OUT/interop-bench.txt"
       ;;
     tracers)
       export GST_PLUGIN_PATH_1_0=$top/build/gst

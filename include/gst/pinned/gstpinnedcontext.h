@@ -49,6 +49,9 @@ GST_PINNED_API
 const gchar *      gst_pinned_context_get_device_name  (GstPinnedContext * context);
 
 GST_PINNED_API
+gpointer           gst_pinned_context_get_handle       (GstPinnedContext * context);
+
+GST_PINNED_API
 gboolean           gst_pinned_context_push             (GstPinnedContext * context,
                                                          GError ** error);
 

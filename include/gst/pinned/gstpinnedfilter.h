@@ -57,4 +57,8 @@ struct _GstPinnedFilterClass
   gpointer _gst_reserved[GST_PADDING];
 };
 
+GST_PINNED_API
+void gst_pinned_filter_class_add_sink_pad_template (GstPinnedFilterClass * klass,
+                                                    GstCaps * caps);
+
 G_END_DECLS

@@ -94,6 +94,15 @@ GstMemory *     gst_pinned_allocator_alloc_full   (GstPinnedAllocator * allocato
                                                     GError ** error);
 
 GST_PINNED_API
+GstMemory *     gst_pinned_allocator_wrap         (GstPinnedAllocator * allocator,
+                                                    gpointer data,
+                                                    gsize maxsize,
+                                                    gsize offset,
+                                                    gsize size,
+                                                    gpointer user_data,
+                                                    GDestroyNotify notify);
+
+GST_PINNED_API
 gboolean        gst_pinned_allocator_take_error   (GstPinnedAllocator * allocator,
                                                     GError ** error);
 

@@ -30,6 +30,7 @@
 #include <gst/pinned/gstpinnedbuffer.h>
 #include <gst/pinned/gstpinnedtimeline.h>
 #include <gst/pinned/gstpinnedtransfer.h>
+#include <gst/pinned/gstpinnedwindow.h>
 #include <gst/pinned/gstpinnedbasetransform.h>
 #include <gst/pinned/gstpinnedfilter.h>
 

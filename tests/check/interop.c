@@ -1,0 +1,1175 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* CUDA interop with GStreamer's own nvcodec elements (cudaupload,
+ * cudadownload of gst-plugins-bad), which run here on the stand-ins of the
+ * CUDA runtime and driver ('fake') or on a GPU ('gpu'):
+ *
+ * - frames through CUDAMemory are bit-exact both ways, odd sizes and
+ *   several formats (visible pixels: row padding is never written);
+ * - one CUDA context: nvcodec's adopted when it came first, ours (the
+ *   primary context) joined by nvcodec when we came first, both
+ *   directions; another device is a clear error;
+ * - the GStreamer 1.22 push rule: a consumer that reads CUDA memory at push
+ *   time on its own stream sees the finished frame although the copy is
+ *   held back, and the streaming thread did not wait for it; control: the
+ *   same frame pushed at once comes out wrong;
+ * - a CUDA input is held until its copy is done (its pool does not hand it
+ *   out before);
+ * - GPU filters take CUDA memory (pinnedconvert against the CPU reference,
+ *   in-place pinnedbusy on a copy). */
+
+#include <dlfcn.h>
+#include <gmodule.h>
+#include <string.h>
+#include <gst/app/gstappsink.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/pinned/gstpinnedcudacontext.h>
+#include <gst/pinned/gstpinnedcudamemory.h>
+#include "pinnedtest.h"
+#include <cuda_runtime_api.h>
+#include "convert.h"
+
+#define DELAY_MS 300
+
+typedef struct
+{
+  const gchar *format;
+  gint width, height;
+} Conf;
+
+static const Conf confs[] = {
+  {"NV12", 320, 240},
+  {"NV12", 1279, 719},
+  {"I420", 333, 211},
+  {"RGBA", 7, 5},
+  {"BGRx", 641, 479},
+  {"Y444", 321, 243},
+  {"P010_10LE", 1280, 720},
+  /* Even: nvcodec's own copies drop the last byte pair of an odd-width
+   * YUY2 row (they copy width * 2 bytes). */
+  {"YUY2", 334, 211},
+  {"I420_10LE", 641, 479},
+};
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static GstCaps *
+caps_of (const Conf * c, GstVideoInfo * info)
+{
+  gchar *s = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1", c->format, c->width, c->height);
+  GstCaps *caps = gst_caps_from_string (s);
+
+  fail_unless (gst_video_info_from_caps (info, caps));
+  g_free (s);
+  return caps;
+}
+
+static GstCaps *
+cuda_caps_of (const GstVideoInfo * info)
+{
+  GstCaps *caps = gst_video_info_to_caps (info);
+
+  gst_caps_set_features (caps, 0,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  return caps;
+}
+
+/* Pushes @n random frames of @c through @chain, checks that each comes out
+ * with the same visible pixels. */
+static void
+check_chain (const gchar * chain, const Conf * c, guint n)
+{
+  GstHarness *h = gst_harness_new_parse (chain);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  guint i;
+
+  gst_harness_set_caps (h, caps_of (c, &info), caps_of (c, &info));
+  for (i = 0; i < n; i++) {
+    in = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in, &info, c->width * 31 + c->height + i);
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL, "%s, %s %dx%d: no frame", chain, c->format,
+        c->width, c->height);
+    fail_unless (pinned_test_frames_equal (in, out, &info),
+        "%s, %s %dx%d: frame %u differs", chain, c->format, c->width,
+        c->height, i);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+static GstElement *
+element_of (GstHarness * h, const gchar * factory)
+{
+  GstIterator *it;
+  GValue item = G_VALUE_INIT;
+  GstElement *found = NULL;
+
+  if (!GST_IS_BIN (h->element))
+    return h->element;
+  it = gst_bin_iterate_recurse (GST_BIN (h->element));
+  while (!found && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&item);
+    GstElementFactory *f = gst_element_get_factory (e);
+
+    if (f && g_strcmp0 (GST_OBJECT_NAME (f), factory) == 0)
+      found = e;
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+
+  fail_unless (found != NULL, "no %s", factory);
+  return found;
+}
+
+static GstPinnedContext *
+context_of (GstHarness * h, const gchar * factory)
+{
+  GstPinnedContext *ctx =
+      gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM
+      (element_of (h, factory)));
+
+  fail_unless (ctx != NULL);
+  return ctx;
+}
+
+/* The GstCudaContext of the CUDA memory that crosses @pad. */
+static GstPadProbeReturn
+remember_cuda_context (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstCudaContext **ctx = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+
+  if (*ctx == NULL && gst_is_cuda_memory (mem))
+    *ctx = gst_object_ref (GST_CUDA_MEMORY_CAST (mem)->context);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+watch_cuda_memory (GstElement * element, const gchar * pad_name,
+    GstCudaContext ** slot)
+{
+  GstPad *pad = gst_element_get_static_pad (element, pad_name);
+
+  *slot = NULL;
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, remember_cuda_context,
+      slot, NULL);
+  gst_object_unref (pad);
+}
+
+/* The GstCudaContext that @element answers a neighbour's query with. */
+static GstCudaContext *
+answered_cuda_context (GstElement * element, const gchar * pad_name)
+{
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstPad *pad = gst_element_get_static_pad (element, pad_name);
+  GstCudaContext *cuda = NULL;
+  GstContext *context = NULL;
+
+  if (gst_pad_query (pad, query)) {
+    gst_query_parse_context (query, &context);
+    if (context)
+      gst_structure_get (gst_context_get_structure (context),
+          GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &cuda, NULL);
+  }
+  gst_query_unref (query);
+  gst_object_unref (pad);
+
+  return cuda;
+}
+
+/* The last device: 1 on the stand-in (two devices), so that a default
+ * context (device 0) would show; 0 on a machine with one GPU. */
+static gint
+last_device (void)
+{
+  gint n = 0;
+
+  fail_unless_equals_int (cudaGetDeviceCount (&n), cudaSuccess);
+  return n - 1;
+}
+
+static guint
+cuda_device_of (GstCudaContext * ctx)
+{
+  guint device = 0;
+
+  g_object_get (ctx, "cuda-device-id", &device, NULL);
+  return device;
+}
+
+static void
+push_one (GstHarness * h, const Conf * c, GstVideoInfo * info)
+{
+  GstBuffer *in, *out;
+
+  gst_harness_set_caps (h, caps_of (c, info), caps_of (c, info));
+  in = gst_harness_create_buffer (h, info->size);
+  pinned_test_fill_frame (in, info, 7);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  fail_unless (pinned_test_frames_equal (in, out, info));
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+}
+
+/* ---- frames through CUDA memory -------------------------------------- */
+
+GST_START_TEST (test_cuda_memory_into_pinneddownload)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (confs); i++)
+    check_chain ("cudaupload ! video/x-raw(memory:CUDAMemory) ! "
+        "pinneddownload", &confs[i], 3);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pinnedupload_into_cuda_memory)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (confs); i++)
+    check_chain ("pinnedupload ! video/x-raw(memory:CUDAMemory) ! "
+        "cudadownload ! capsfilter caps=video/x-raw", &confs[i], 3);
+}
+
+GST_END_TEST;
+
+/* Through both, and through our device memory in between. */
+GST_START_TEST (test_cuda_memory_both_ways)
+{
+  check_chain ("pinnedupload ! video/x-raw(memory:CUDAMemory) ! cudadownload "
+      "! video/x-raw ! cudaupload ! video/x-raw(memory:CUDAMemory) ! "
+      "pinneddownload", &confs[1], 4);
+  check_chain ("cudaupload ! video/x-raw(memory:CUDAMemory) ! pinneddownload "
+      "! pinnedupload ! video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw", &confs[2], 4);
+}
+
+GST_END_TEST;
+
+/* The caps: CUDA memory first on pinneddownload's sink, our device memory
+ * first on pinnedupload's source; with CUDAMemory on both sides of a pair
+ * negotiated by itself. */
+GST_START_TEST (test_caps_preference)
+{
+  GstElement *down = gst_element_factory_make ("pinneddownload", NULL);
+  GstElement *up = gst_element_factory_make ("pinnedupload", NULL);
+  GstPad *sink = gst_element_get_static_pad (down, "sink");
+  GstPad *src = gst_element_get_static_pad (up, "src");
+  GstCaps *caps;
+
+  caps = gst_pad_query_caps (sink, NULL);
+  fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+          GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+
+  caps = gst_pad_query_caps (src, NULL);
+  fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+          GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE), "%" GST_PTR_FORMAT, caps);
+  fail_unless (gst_pinned_caps_is_cuda (caps));
+  gst_caps_unref (caps);
+
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (down);
+  gst_object_unref (up);
+}
+
+GST_END_TEST;
+
+/* ---- one CUDA context ------------------------------------------------- */
+
+/* nvcodec first: cudaupload made a context at its start (after ours, but
+ * pinneddownload opens its device at caps time): adopted. */
+GST_START_TEST (test_context_adopted_download)
+{
+  GstHarness *h = gst_harness_new_parse ("cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! pinneddownload");
+  GstCudaContext *seen, *ours;
+  GstPinnedContext *ctx;
+  GstVideoInfo info;
+
+  watch_cuda_memory (element_of (h, "pinneddownload"), "sink", &seen);
+  push_one (h, &confs[0], &info);
+
+  ctx = context_of (h, "pinneddownload");
+  fail_unless (seen != NULL);
+  fail_unless (gst_pinned_context_get_handle (ctx) ==
+      gst_cuda_context_get_handle (seen),
+      "pinneddownload works in another CUDA context than cudaupload");
+  ours = gst_pinned_context_get_cuda_context (ctx);
+  fail_unless (ours == seen, "the context was not adopted");
+
+  gst_object_unref (ours);
+  gst_object_unref (seen);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* We first: pinneddownload with a device-id opens its device at start,
+ * before cudaupload, and announces the primary context; cudaupload joins
+ * it. */
+GST_START_TEST (test_context_joined_download)
+{
+  gint device = last_device ();
+  gchar *chain = g_strdup_printf ("cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! pinneddownload device-id=%d", device);
+  GstHarness *h = gst_harness_new_parse (chain);
+  GstCudaContext *seen, *ours, *answered;
+  GstPinnedContext *ctx;
+  GstVideoInfo info;
+
+  watch_cuda_memory (element_of (h, "pinneddownload"), "sink", &seen);
+  push_one (h, &confs[2], &info);
+
+  ctx = context_of (h, "pinneddownload");
+  fail_unless_equals_int (gst_pinned_context_get_device_id (ctx), device);
+  ours = gst_pinned_context_get_cuda_context (ctx);
+  fail_unless (seen != NULL && ours != NULL);
+  fail_unless (seen == ours, "cudaupload did not join our context");
+  fail_unless_equals_int (cuda_device_of (seen), device);
+
+  /* Neighbours that ask get it too (an announcement reaches only those
+   * that ask the pipeline after it). */
+  answered = answered_cuda_context (element_of (h, "pinneddownload"), "src");
+  fail_unless (answered == ours, "pinneddownload does not answer CUDA "
+      "context queries");
+
+  gst_object_unref (answered);
+  gst_object_unref (ours);
+  gst_object_unref (seen);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A context we open is announced as a gst.cuda.context too (for nvcodec
+ * elements that ask the pipeline, not a neighbour), and neighbours that
+ * ask get it. */
+GST_START_TEST (test_context_announced_and_answered)
+{
+  gint device = last_device ();
+  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=NV12,width=64,height=32 ! "
+      "pinnedupload name=up device-id=%d ! fakesink", device);
+  GstElement *pipeline = gst_parse_launch (launch, NULL);
+  GstElement *up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstCudaContext *announced = NULL, *answered, *ours;
+  GstMessage *msg;
+  GstContext *context;
+
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_ASYNC);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+              GST_MESSAGE_HAVE_CONTEXT | GST_MESSAGE_ASYNC_DONE |
+              GST_MESSAGE_ERROR))) {
+    gboolean done = GST_MESSAGE_TYPE (msg) != GST_MESSAGE_HAVE_CONTEXT;
+
+    if (!done) {
+      gst_message_parse_have_context (msg, &context);
+      if (g_strcmp0 (gst_context_get_context_type (context),
+              GST_CUDA_CONTEXT_TYPE) == 0 && announced == NULL)
+        gst_structure_get (gst_context_get_structure (context),
+            GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &announced, NULL);
+      gst_context_unref (context);
+    }
+    gst_message_unref (msg);
+    if (done)
+      break;
+  }
+
+  ours = gst_pinned_context_get_cuda_context
+      (gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM (up)));
+  fail_unless (ours != NULL);
+  fail_unless (announced == ours, "no gst.cuda.context announced");
+  fail_unless_equals_int (cuda_device_of (ours), device);
+  answered = answered_cuda_context (up, "src");
+  fail_unless (answered == ours, "pinnedupload does not answer CUDA context "
+      "queries");
+
+  gst_object_unref (answered);
+  gst_object_unref (announced);
+  gst_object_unref (ours);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (up);
+  gst_object_unref (pipeline);
+  g_free (launch);
+}
+
+GST_END_TEST;
+
+/* nvcodec first, upload side: cudadownload made its context at start,
+ * pinnedupload (started later) adopted it and writes into CUDA memory of
+ * it. */
+GST_START_TEST (test_context_adopted_upload)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw");
+  GstCudaContext *seen, *theirs, *ours;
+  GstPinnedContext *ctx;
+  GstVideoInfo info;
+
+  /* cudadownload's context from its start, before any frame (it would
+   * take the context of the memory it gets later). */
+  theirs = answered_cuda_context (element_of (h, "cudadownload"), "sink");
+  fail_unless (theirs != NULL);
+
+  watch_cuda_memory (element_of (h, "cudadownload"), "sink", &seen);
+  push_one (h, &confs[1], &info);
+
+  ctx = context_of (h, "pinnedupload");
+  fail_unless (gst_cuda_context_get_handle (theirs) ==
+      gst_pinned_context_get_handle (ctx),
+      "pinnedupload works in another CUDA context than cudadownload");
+  ours = gst_pinned_context_get_cuda_context (ctx);
+  fail_unless (ours == theirs, "the context was not adopted");
+  fail_unless (seen == theirs, "the CUDA memory is not of the shared context");
+
+  gst_object_unref (ours);
+  gst_object_unref (theirs);
+  gst_object_unref (seen);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* We first, upload side: the application's context (of the last device)
+ * reaches pinnedupload; cudadownload, which starts before it, asks its
+ * neighbour and joins ours. */
+GST_START_TEST (test_context_joined_upload)
+{
+  GstElement *bin = gst_parse_bin_from_description ("pinnedupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw", TRUE,
+      NULL);
+  GstPinnedContext *app = gst_pinned_context_new (last_device (), NULL);
+  GstContext *context;
+  GstCudaContext *seen, *ours;
+  GstHarness *h;
+  GstVideoInfo info;
+
+  fail_unless (bin != NULL && app != NULL);
+  context = gst_context_new_pinned_context (app);
+  gst_element_set_context (bin, context);
+  gst_context_unref (context);
+
+  h = gst_harness_new_with_element (bin, "sink", "src");
+  watch_cuda_memory (element_of (h, "cudadownload"), "sink", &seen);
+  push_one (h, &confs[3], &info);
+
+  fail_unless (context_of (h, "pinnedupload") == app);
+  ours = gst_pinned_context_get_cuda_context (app);
+  fail_unless (seen != NULL && ours != NULL);
+  fail_unless (seen == ours, "cudadownload did not join our context");
+  fail_unless_equals_int (cuda_device_of (seen),
+      gst_pinned_context_get_device_id (app));
+
+  gst_object_unref (ours);
+  gst_object_unref (seen);
+  gst_harness_teardown (h);
+  gst_object_unref (bin);
+  gst_object_unref (app);
+}
+
+GST_END_TEST;
+
+/* CUDA memory of another device than the element's: an element error that
+ * says so, not a copy from a wrong pointer. */
+GST_START_TEST (test_other_device_is_an_error)
+{
+  GstElement *pipeline;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  if (last_device () < 1) {
+    g_print ("one CUDA device: another device's memory not checked\n");
+    return;
+  }
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,format=NV12,width=64,height=32 ! "
+      "cudaupload cuda-device-id=0 ! video/x-raw(memory:CUDAMemory) ! "
+      "pinneddownload device-id=1 ! fakesink", NULL);
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
+      "a frame of device 0 went through an element of device 1");
+  gst_message_parse_error (msg, &error, &debug);
+  fail_unless (strstr (debug, "device 0") && strstr (debug, "device 1"),
+      "%s", debug);
+
+  g_clear_error (&error);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* ---- the GStreamer 1.22 push rule ------------------------------------ */
+
+/* Holds the copies of @upload back: a pause of its stream only (the
+ * stand-in's, or a spin kernel on a GPU), so that the consumer's own
+ * copies are not held. */
+static void
+hold_back_copies (GstElement * upload)
+{
+  pinned_test_delay_stream (gst_pinned_base_transform_get_stream
+      (GST_PINNED_BASE_TRANSFORM (upload)), DELAY_MS);
+}
+
+/* cudadownload reads CUDA memory when it gets it, on its own stream. Each
+ * frame's copy is held back: it still sees each frame finished, and the
+ * streaming thread went on without waiting for the copy. */
+GST_START_TEST (test_push_rule_consumer_sees_finished_frames)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw");
+  const Conf *c = &confs[1];
+  GstVideoInfo info;
+  GstBuffer *in[3], *out;
+  gint64 start, pushed;
+  guint i;
+
+  /* Negotiate and open everything first. */
+  push_one (h, c, &info);
+
+  hold_back_copies (element_of (h, "pinnedupload"));
+  start = g_get_monotonic_time ();
+  for (i = 0; i < G_N_ELEMENTS (in); i++) {
+    in[i] = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in[i], &info, 100 + i);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+  pushed = g_get_monotonic_time () - start;
+
+  for (i = 0; i < G_N_ELEMENTS (in); i++) {
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless (pinned_test_frames_equal (in[i], out, &info),
+        "frame %u reached cudadownload before its copy was done", i);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+  /* Pushed without waiting for the held-back copies: the window waits,
+   * not the streaming thread. */
+  fail_unless (pushed < DELAY_MS * 1000 / 2,
+      "the streaming thread waited %" G_GINT64_FORMAT " us for the copies",
+      pushed);
+
+  pinned_test_reset ();
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The copy into CUDA memory of the shared context, as pinnedupload makes
+ * it, with the copy held back; pushed to cudadownload either at once or
+ * through a window. */
+static void
+push_rule_frame (gboolean through_window, gboolean * equal)
+{
+  const Conf *c = &confs[0];
+  GstPinnedContext *ctx = gst_pinned_context_new (0, NULL);
+  GstPinnedStream *stream = gst_pinned_stream_new (ctx, NULL);
+  GstAllocator *views = gst_pinned_device_allocator_new (ctx);
+  GstCudaContext *cuda = gst_pinned_context_get_cuda_context (ctx);
+  GstElement *download = gst_element_factory_make ("cudadownload", NULL);
+  GstContext *context = gst_context_new_cuda_context (cuda);
+  GstHarness *h;
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (c, &info), *cuda_caps = cuda_caps_of (&info);
+  GstBufferPool *pool;
+  GstBuffer *in, *cuda_buf, *view, *out;
+  GstPinnedWindow *window = NULL;
+
+  gst_element_set_context (download, context);
+  gst_context_unref (context);
+  h = gst_harness_new_with_element (download, "sink", "src");
+  gst_harness_set_caps (h, gst_caps_ref (cuda_caps), gst_caps_ref (caps));
+
+  pool = gst_pinned_cuda_buffer_pool_new (ctx, cuda_caps, 1);
+  fail_unless (pool && gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
+          NULL), GST_FLOW_OK);
+
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  pinned_test_fill_frame (in, &info, 42);
+  view = gst_pinned_cuda_buffer_wrap (cuda_buf, &info, views, GST_MAP_WRITE,
+      NULL);
+  fail_unless (view != NULL);
+
+  pinned_test_delay_stream (stream, DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (stream, &info, in, view, NULL));
+
+  if (through_window) {
+    window = gst_pinned_window_new (h->srcpad, 2);
+    fail_unless_equals_int (gst_pinned_window_push (window, cuda_buf, view),
+        GST_FLOW_OK);
+  } else {
+    /* Pushed at once: what pinnedupload would do without the rule. */
+    fail_unless_equals_int (gst_harness_push (h, cuda_buf), GST_FLOW_OK);
+  }
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  *equal = pinned_test_frames_equal (in, out, &info);
+
+  if (window) {
+    gst_pinned_window_stop (window);
+    gst_object_unref (window);
+  } else {
+    gst_buffer_unref (view);
+  }
+  pinned_test_reset ();
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  gst_caps_unref (cuda_caps);
+  gst_object_unref (cuda);
+  gst_object_unref (views);
+  gst_pinned_stream_unref (stream);
+  gst_object_unref (ctx);
+}
+
+GST_START_TEST (test_push_rule_window)
+{
+  gboolean equal = FALSE;
+
+  push_rule_frame (TRUE, &equal);
+  fail_unless (equal, "the window pushed a frame before its copy was done");
+}
+
+GST_END_TEST;
+
+/* Control: the same frame pushed at once comes out wrong. */
+GST_START_TEST (test_push_rule_control_pushed_at_once_is_wrong)
+{
+  gboolean equal = TRUE;
+
+  push_rule_frame (FALSE, &equal);
+  fail_if (equal, "cudadownload saw the frame although it was pushed before "
+      "its copy was done: this suite could not see the hazard");
+}
+
+GST_END_TEST;
+
+/* ---- the CUDA input is held until its copy is done ------------------- */
+
+GST_START_TEST (test_cuda_input_held_until_copied)
+{
+  const Conf *c = &confs[0];
+  GstHarness *h = gst_harness_new ("pinneddownload");
+  GstBufferPoolAcquireParams params = { 0, };
+  GstPinnedContext *ctx;
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (c, &info), *cuda_caps = cuda_caps_of (&info);
+  GstBufferPool *pool;
+  GstBuffer *cuda_buf, *again = NULL, *out;
+  GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gint64 deadline;
+
+  gst_harness_set_caps (h, gst_caps_ref (cuda_caps), gst_caps_ref (caps));
+  ctx = context_of (h, "pinneddownload");
+
+  /* One buffer: the pool can hand it out again only once it is back. */
+  pool = gst_pinned_cuda_buffer_pool_new (ctx, cuda_caps, 1);
+  fail_unless (pool != NULL);
+  {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+
+    gst_buffer_pool_config_set_params (config, cuda_caps, info.size, 1, 1);
+    fail_unless (gst_buffer_pool_set_config (pool, config));
+  }
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
+          NULL), GST_FLOW_OK);
+  pinned_test_fill_frame (in, &info, 5);
+  {
+    /* Fill the CUDA frame from the host (staging, synchronous). */
+    GstVideoFrame fi, fo;
+
+    fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fo, &info, cuda_buf, GST_MAP_WRITE));
+    fail_unless (gst_video_frame_copy (&fo, &fi));
+    gst_video_frame_unmap (&fo);
+    gst_video_frame_unmap (&fi);
+  }
+
+  pinned_test_delay_stream (gst_pinned_base_transform_get_stream
+      (GST_PINNED_BASE_TRANSFORM (h->element)), DELAY_MS);
+  fail_unless_equals_int (gst_harness_push (h, cuda_buf), GST_FLOW_OK);
+
+  /* The copy still waits: the input is not back in its pool. */
+  params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+  fail_unless (gst_buffer_pool_acquire_buffer (pool, &again, &params) ==
+      GST_FLOW_EOS,
+      "the CUDA input went back to its pool while its copy was pending");
+
+  out = gst_harness_pull (h);
+  fail_unless (pinned_test_frames_equal (in, out, &info));
+
+  /* Once copied, it comes back without anyone asking. */
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (gst_buffer_pool_acquire_buffer (pool, &again, &params) != GST_FLOW_OK
+      && g_get_monotonic_time () < deadline)
+    g_usleep (1000);
+  fail_unless (again != NULL, "the CUDA input was never released");
+
+  gst_buffer_unref (again);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  gst_caps_unref (cuda_caps);
+}
+
+GST_END_TEST;
+
+/* ---- GPU filters on CUDA memory --------------------------------------- */
+
+typedef void *(*TranslateFunc) (const void *, size_t);
+typedef void (*RegisterFunc) (const char *, void *(*)(void **, dim3, dim3),
+    void (*)(void *));
+
+static TranslateFunc translate;
+
+static void *
+convert_bind (void **args, dim3 grid, dim3 block)
+{
+  return g_memdup2 (args[0], sizeof (PinnedConvertParams));
+}
+
+static void
+convert_run (void *closure)
+{
+  PinnedConvertParams p = *(PinnedConvertParams *) closure;
+  gsize cw = (p.width + 1) / 2, ch = (p.height + 1) / 2;
+  gint x, y, i;
+
+  p.y = translate (p.y, (gsize) (p.height - 1) * p.y_pitch + p.width);
+  p.u = translate (p.u, (ch - 1) * p.uv_pitch + (cw - 1) * p.uv_step + 1);
+  p.v = translate (p.v, (ch - 1) * p.uv_pitch + (cw - 1) * p.uv_step + 1);
+  for (i = 0; i < 4; i++) {
+    if (p.out[i])
+      p.out[i] = translate (p.out[i], (gsize) (p.height - 1) * p.out_pitch[i]
+          + (gsize) (p.width - 1) * p.out_step[i] + 1);
+  }
+  g_assert (p.y && p.u && p.v && p.out[0] && p.out[1] && p.out[2]);
+  for (y = 0; y < p.height; y++)
+    for (x = 0; x < p.width; x++)
+      pinned_convert_pixel (&p, x, y);
+  g_free (closure);
+}
+
+static void
+busy_run (void *closure)
+{
+}
+
+static void *
+busy_bind (void **args, dim3 grid, dim3 block)
+{
+  return NULL;
+}
+
+static void
+register_emulations (void)
+{
+  RegisterFunc reg = dlsym (RTLD_DEFAULT, "fakecuda_register_kernel");
+
+  if (!pinned_test_is_fake ())
+    return;
+  translate = dlsym (RTLD_DEFAULT, "fakecuda_translate");
+  g_assert (reg && translate);
+  reg ("pinned_convert_kernel", convert_bind, convert_run);
+  reg ("pinned_busy_kernel", busy_bind, busy_run);
+}
+
+/* pinnedconvert on a CUDA frame gives what it gives on the same frame in
+ * its own device memory (which the filters suite checks against the CPU
+ * reference), odd size: the frame is read in its CUDA layout. */
+GST_START_TEST (test_convert_takes_cuda_memory)
+{
+  const gchar *out_caps = "video/x-raw,format=RGBA,width=317,height=239,"
+      "framerate=30/1";
+  const gchar *in_caps = "video/x-raw,format=NV12,width=317,height=239,"
+      "colorimetry=bt709,framerate=30/1";
+  GstHarness *hc = gst_harness_new_parse ("cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! pinnedconvert ! pinneddownload");
+  GstHarness *hp = gst_harness_new_parse ("pinnedupload ! pinnedconvert ! "
+      "pinneddownload");
+  GstVideoInfo in_info, out_info;
+  GstBuffer *in, *a, *b;
+  GstPad *pad;
+  GstCaps *caps;
+
+  register_emulations ();
+  caps = gst_caps_from_string (in_caps);
+  fail_unless (gst_video_info_from_caps (&in_info, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (out_caps);
+  fail_unless (gst_video_info_from_caps (&out_info, caps));
+  gst_caps_unref (caps);
+  gst_harness_set_caps_str (hc, in_caps, out_caps);
+  gst_harness_set_caps_str (hp, in_caps, out_caps);
+
+  in = gst_buffer_new_allocate (NULL, in_info.size, NULL);
+  pinned_test_fill_frame (in, &in_info, 99);
+  a = gst_harness_push_and_pull (hc, gst_buffer_copy (in));
+  b = gst_harness_push_and_pull (hp, gst_buffer_copy (in));
+  fail_unless (a && b);
+  fail_unless (pinned_test_frames_equal (a, b, &out_info),
+      "pinnedconvert on CUDA memory differs from pinnedconvert on its own "
+      "device memory");
+  fail_if (pinned_test_all_bytes (a, 0xa5), "nothing was converted");
+
+  pad = gst_element_get_static_pad (element_of (hc, "pinnedconvert"), "sink");
+  caps = gst_pad_get_current_caps (pad);
+  fail_unless (gst_pinned_caps_is_cuda (caps), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (in);
+  gst_harness_teardown (hc);
+  gst_harness_teardown (hp);
+}
+
+GST_END_TEST;
+
+/* An in-place filter on CUDA memory runs on a copy in its own pool: the
+ * frame comes out unchanged, the CUDA buffer is not written. */
+GST_START_TEST (test_in_place_filter_takes_cuda_memory)
+{
+  register_emulations ();
+  check_chain ("cudaupload ! video/x-raw(memory:CUDAMemory) ! "
+      "pinnedbusy busy-us=10 ! pinneddownload", &confs[2], 3);
+}
+
+GST_END_TEST;
+
+/* ---- CUDA memory that carries a stream (GStreamer 1.24 and later) ----- */
+
+typedef gpointer (*GetStreamFunc) (GstCudaMemory * mem);
+typedef gpointer (*NewStreamFunc) (GstCudaContext * context);
+typedef gpointer (*StreamHandleFunc) (gpointer stream);
+typedef void (*SetStreamFunc) (GstMemory * mem, gpointer stream);
+
+#define CUDA_MEMORY_NEED_SYNC (GST_MEMORY_FLAG_LAST << 2)
+
+/* The stream @mem carries: the one of its pool (1.24), or one that the
+ * stand-in of the 1.24 API attaches (1.22 underneath). */
+static cudaStream_t
+memory_stream (GstMemory * mem)
+{
+  const gchar *name = g_getenv ("GST_PINNED_CUDA_LIBRARY");
+  GModule *module = g_module_open (name ? name : "libgstcuda-1.0.so.0",
+      G_MODULE_BIND_LAZY);
+  GetStreamFunc get_stream = NULL;
+  NewStreamFunc new_stream = NULL;
+  StreamHandleFunc handle = NULL;
+  SetStreamFunc set_stream = NULL;
+  gpointer stream;
+
+  fail_unless (module != NULL);
+  fail_unless (g_module_symbol (module, "gst_cuda_memory_get_stream",
+          (gpointer *) & get_stream));
+  fail_unless (g_module_symbol (module, "gst_cuda_stream_get_handle",
+          (gpointer *) & handle));
+  stream = get_stream (GST_CUDA_MEMORY_CAST (mem));
+  if (stream == NULL) {
+    fail_unless (g_module_symbol (module, "fakegstcuda_memory_set_stream",
+            (gpointer *) & set_stream));
+    fail_unless (g_module_symbol (module, "gst_cuda_stream_new",
+            (gpointer *) & new_stream));
+    stream = new_stream (GST_CUDA_MEMORY_CAST (mem)->context);
+    set_stream (mem, stream);
+    gst_mini_object_unref (stream);
+    stream = get_stream (GST_CUDA_MEMORY_CAST (mem));
+  }
+  fail_unless (stream != NULL);
+  return (cudaStream_t) handle (stream);
+}
+
+/* A page-locked frame in the layout of @cuda_buf's memory, filled. */
+static GstBuffer *
+frame_in_cuda_layout (GstBuffer * cuda_buf, GstAllocator * host,
+    const GstVideoInfo * info)
+{
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory
+      (cuda_buf, 0));
+  GstBuffer *buf = gst_buffer_new_allocate (host, cmem->mem.size, NULL);
+
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
+      cmem->info.offset, cmem->info.stride);
+  pinned_test_fill_frame (buf, info, 77);
+  return buf;
+}
+
+static gpointer
+device_pointer (GstBuffer * cuda_buf)
+{
+  GstMemory *mem = gst_buffer_peek_memory (cuda_buf, 0);
+  GstMapInfo map;
+  gpointer ptr;
+
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ | GST_MAP_CUDA));
+  ptr = map.data;
+  gst_memory_unmap (mem, &map);
+  return ptr;
+}
+
+/* We write CUDA memory that carries a stream: the frame carries our copy
+ * (its stream waits for it), so it may be pushed at once, and a consumer
+ * that works on that stream sees the finished frame although our copy was
+ * held back. @attach FALSE is the control: the frame pushed as if it were
+ * complete comes out wrong. */
+static gboolean
+write_carried_frame (gboolean attach)
+{
+  const Conf *c = &confs[0];
+  GstPinnedContext *ctx = gst_pinned_context_new (0, NULL);
+  GstPinnedStream *stream = gst_pinned_stream_new (ctx, NULL);
+  GstAllocator *views = gst_pinned_device_allocator_new (ctx);
+  GstAllocator *host = gst_pinned_host_allocator_new (ctx);
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (c, &info), *cuda_caps = cuda_caps_of (&info);
+  GstBufferPool *pool = gst_pinned_cuda_buffer_pool_new (ctx, cuda_caps, 1);
+  GstBuffer *cuda_buf, *in, *view, *seen;
+  gboolean attached = FALSE, equal;
+  cudaStream_t consumer;
+  GstMemory *mem;
+  GstMapInfo map;
+
+  fail_unless (pool && gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
+          NULL), GST_FLOW_OK);
+  mem = gst_buffer_peek_memory (cuda_buf, 0);
+  consumer = memory_stream (mem);
+
+  in = frame_in_cuda_layout (cuda_buf, host, &info);
+  view = gst_pinned_cuda_buffer_wrap (cuda_buf, &info, views, GST_MAP_WRITE,
+      NULL);
+  fail_unless (view != NULL);
+  pinned_test_delay_stream (stream, DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame (stream, &info, in, view, NULL));
+  if (attach) {
+    fail_unless (gst_pinned_cuda_buffer_attach (cuda_buf, view, &attached,
+            NULL));
+    fail_unless (attached, "CUDA memory with a stream was not attached");
+    fail_unless (GST_MEMORY_FLAG_IS_SET (mem, CUDA_MEMORY_NEED_SYNC));
+  }
+
+  /* The consumer: a download on the memory's stream, at once. */
+  seen = gst_buffer_new_allocate (NULL, mem->size, NULL);
+  gst_buffer_add_video_meta_full (seen, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
+      GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info),
+      GST_CUDA_MEMORY_CAST (mem)->info.offset,
+      GST_CUDA_MEMORY_CAST (mem)->info.stride);
+  fail_unless (gst_buffer_map (seen, &map, GST_MAP_WRITE));
+  fail_unless (gst_pinned_context_push (ctx, NULL));
+  fail_unless_equals_int (cudaMemcpyAsync (map.data, device_pointer
+          (cuda_buf), mem->size, cudaMemcpyDeviceToHost, consumer),
+      cudaSuccess);
+  fail_unless_equals_int (cudaStreamSynchronize (consumer), cudaSuccess);
+  gst_pinned_context_pop (ctx);
+  gst_buffer_unmap (seen, &map);
+  equal = pinned_test_frames_equal (in, seen, &info);
+
+  gst_buffer_unref (seen);
+  gst_buffer_unref (view);
+  gst_buffer_unref (in);
+  gst_buffer_unref (cuda_buf);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  gst_caps_unref (cuda_caps);
+  gst_object_unref (host);
+  gst_object_unref (views);
+  gst_pinned_stream_unref (stream);
+  gst_object_unref (ctx);
+  return equal;
+}
+
+GST_START_TEST (test_streams_write_carried)
+{
+  fail_unless (write_carried_frame (TRUE),
+      "a consumer on the memory's stream saw the frame before our copy");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_streams_write_control)
+{
+  fail_if (write_carried_frame (FALSE), "the consumer saw the frame without "
+      "the stream waiting for our copy: this suite could not see the hazard");
+}
+
+GST_END_TEST;
+
+/* We read CUDA memory whose writer's work on its stream is pending
+ * (NEED_SYNC): pinneddownload's stream waits for that stream on the GPU.
+ * @need_sync FALSE is the control: taken as complete, it comes out wrong. */
+static gboolean
+read_pending_frame (gboolean need_sync)
+{
+  const Conf *c = &confs[0];
+  GstHarness *h = gst_harness_new ("pinneddownload");
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (c, &info), *cuda_caps = cuda_caps_of (&info);
+  GstPinnedContext *ctx;
+  GstAllocator *host;
+  GstBufferPool *pool;
+  GstBuffer *cuda_buf, *in, *out;
+  GstPinnedStream *producer;
+  GstMemory *mem;
+  GstMapInfo map;
+  gboolean equal;
+
+  gst_harness_set_caps (h, gst_caps_ref (cuda_caps), gst_caps_ref (caps));
+  ctx = context_of (h, "pinneddownload");
+  host = gst_pinned_host_allocator_new (ctx);
+  pool = gst_pinned_cuda_buffer_pool_new (ctx, cuda_caps, 1);
+  fail_unless (pool && gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
+          NULL), GST_FLOW_OK);
+  mem = gst_buffer_peek_memory (cuda_buf, 0);
+
+  /* The producer writes the frame on the memory's stream, late. */
+  producer = gst_pinned_stream_new_wrapped (ctx, memory_stream (mem));
+  in = frame_in_cuda_layout (cuda_buf, host, &info);
+  pinned_test_delay_stream (producer, DELAY_MS);
+  fail_unless (gst_buffer_map (in, &map, GST_MAP_READ));
+  fail_unless (gst_pinned_context_push (ctx, NULL));
+  fail_unless_equals_int (cudaMemcpyAsync (device_pointer (cuda_buf),
+          map.data, mem->size, cudaMemcpyHostToDevice,
+          gst_pinned_stream_get_handle (producer)), cudaSuccess);
+  gst_pinned_context_pop (ctx);
+  gst_buffer_unmap (in, &map);
+  if (need_sync)
+    GST_MINI_OBJECT_FLAG_SET (mem, CUDA_MEMORY_NEED_SYNC);
+
+  out = gst_harness_push_and_pull (h, cuda_buf);
+  fail_unless (out != NULL);
+  equal = pinned_test_frames_equal (in, out, &info);
+
+  /* The producer's copy reads @in: done before it goes. */
+  fail_unless (gst_pinned_stream_synchronize (producer, NULL));
+  gst_pinned_stream_unref (producer);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_object_unref (host);
+  gst_caps_unref (caps);
+  gst_caps_unref (cuda_caps);
+  return equal;
+}
+
+GST_START_TEST (test_streams_read_ordered)
+{
+  fail_unless (read_pending_frame (TRUE),
+      "pinneddownload read the frame before its writer's stream was done");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_streams_read_control)
+{
+  fail_if (read_pending_frame (FALSE), "pinneddownload saw the frame "
+      "without waiting for its writer: this suite could not see the hazard");
+}
+
+GST_END_TEST;
+
+static Suite *
+interop_suite (void)
+{
+  Suite *s = suite_create ("interop");
+  TCase *tc = tcase_create ("interop");
+
+  if (gst_element_factory_find ("cudaupload") == NULL ||
+      gst_element_factory_find ("cudadownload") == NULL) {
+    if (!pinned_test_is_fake ()) {
+      g_print ("SKIP: nvcodec's cudaupload/cudadownload are not available\n");
+      exit (PINNED_TEST_SKIP);
+    }
+    g_printerr ("nvcodec's cudaupload/cudadownload did not register on the "
+        "stand-ins (gstreamer1.0-plugins-bad, libcuda.so.1 and "
+        "libnvcuvid.so.1 of tests/fakecuda)\n");
+    exit (1);
+  }
+
+  tcase_set_timeout (tc, 240);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_cuda_memory_into_pinneddownload);
+  tcase_add_test (tc, test_pinnedupload_into_cuda_memory);
+  tcase_add_test (tc, test_cuda_memory_both_ways);
+  tcase_add_test (tc, test_caps_preference);
+  tcase_add_test (tc, test_context_adopted_download);
+  tcase_add_test (tc, test_context_joined_download);
+  tcase_add_test (tc, test_context_adopted_upload);
+  tcase_add_test (tc, test_context_joined_upload);
+  tcase_add_test (tc, test_context_announced_and_answered);
+  tcase_add_test (tc, test_other_device_is_an_error);
+  tcase_add_test (tc, test_push_rule_consumer_sees_finished_frames);
+  tcase_add_test (tc, test_push_rule_window);
+  tcase_add_test (tc, test_push_rule_control_pushed_at_once_is_wrong);
+  tcase_add_test (tc, test_cuda_input_held_until_copied);
+  tcase_add_test (tc, test_convert_takes_cuda_memory);
+  tcase_add_test (tc, test_in_place_filter_takes_cuda_memory);
+
+  /* Where libgstcuda lets CUDA memory carry a stream: 1.24, or the
+   * stand-in of its API (suite interop-streams). */
+  if (gst_pinned_cuda_has_streams ()) {
+    tcase_add_test (tc, test_streams_write_carried);
+    tcase_add_test (tc, test_streams_write_control);
+    tcase_add_test (tc, test_streams_read_ordered);
+    tcase_add_test (tc, test_streams_read_control);
+  }
+
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return pinned_test_main (argc, argv, interop_suite);
+}

@@ -1,0 +1,888 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* A GPU-less stand-in for the CUDA driver library, built as libcuda.so.1
+ * next to the runtime stand-in (libcudart.so.13) and found first through
+ * LD_LIBRARY_PATH by the 'fake' suite. GStreamer's libgstcuda-1.0 opens
+ * libcuda.so.1 with g_module_open() and resolves a fixed list of entry
+ * points (gstcudaloader.c, 1.22); every one of them is here, so that
+ * nvcodec's own cudaupload and cudadownload run in CI.
+ *
+ * The driver calls are layered on the runtime stand-in's public API: a
+ * device pointer from cuMemAllocPitch() is a cudaMalloc() allocation, a
+ * CUstream is a cudaStream_t, copies are cudaMemcpy2DAsync(): device memory,
+ * streams and events are the same objects for both libraries, and the
+ * runtime's checks, delays and injected failures apply to driver calls too.
+ *
+ * Contexts: a per-thread stack, as in CUDA. A context names a device; making
+ * it current makes its device the runtime's current device (that is what
+ * the runtime does with a current driver context). The primary context of
+ * each device is one object, retained and released with a count. Calls that
+ * need a context fail with CUDA_ERROR_INVALID_CONTEXT when none is current.
+ * Graphics interop, modules and kernels are not supported (they fail).
+ *
+ * Control, through dlsym() as for the runtime stand-in:
+ * fakecuda_driver_call_count() counts calls by name, and
+ * fakecuda_driver_context_device() tells a context's device. */
+
+#include <glib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+/* The driver API's types, as cuda.h declares them (cuda.h is not included:
+ * it renames the entry points with macros, and these are the exact names
+ * libgstcuda resolves). */
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUstream_st *CUstream;
+typedef int CUmemorytype;
+
+typedef struct
+{
+  size_t srcXInBytes, srcY;
+  CUmemorytype srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  CUmemorytype dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
+
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_INVALID_VALUE 1
+#define CUDA_ERROR_OUT_OF_MEMORY 2
+#define CUDA_ERROR_NOT_INITIALIZED 3
+#define CUDA_ERROR_NO_DEVICE 100
+#define CUDA_ERROR_INVALID_DEVICE 101
+#define CUDA_ERROR_INVALID_CONTEXT 201
+#define CUDA_ERROR_PEER_ACCESS_UNSUPPORTED 217
+#define CUDA_ERROR_INVALID_HANDLE 400
+#define CUDA_ERROR_NOT_READY 600
+#define CUDA_ERROR_NOT_SUPPORTED 801
+#define CUDA_ERROR_UNKNOWN 999
+
+#define CU_MEMORYTYPE_HOST 1
+#define CU_MEMORYTYPE_DEVICE 2
+#define CU_MEMORYTYPE_UNIFIED 4
+
+#define CU_STREAM_NON_BLOCKING 1
+
+#define CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT 14
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING 41
+
+/* Pitch that cuMemAllocPitch() chooses: wider than most rows, so that the
+ * layout of CUDA memory differs from a packed frame's, as on a GPU. */
+#define PITCH_ALIGN 512
+
+/* ----------------------------------------------------------------------- */
+/* Exported entry points (declared here for -Wmissing-prototypes) */
+
+/* Controls */
+guint64 fakecuda_driver_call_count (const char *function);
+int fakecuda_driver_context_device (CUcontext ctx);
+
+/* cuda.h, the names and versions libgstcuda 1.22 resolves */
+CUresult cuInit (unsigned int flags);
+CUresult cuDriverGetVersion (int *version);
+CUresult cuGetErrorName (CUresult error, const char **str);
+CUresult cuGetErrorString (CUresult error, const char **str);
+CUresult cuDeviceGet (CUdevice * device, int ordinal);
+CUresult cuDeviceGetCount (int *count);
+CUresult cuDeviceGetName (char *name, int len, CUdevice dev);
+CUresult cuDeviceGetAttribute (int *value, int attrib, CUdevice dev);
+CUresult cuDeviceCanAccessPeer (int *can_access, CUdevice dev, CUdevice peer);
+CUresult cuCtxCreate_v2 (CUcontext * pctx, unsigned int flags, CUdevice dev);
+CUresult cuCtxDestroy_v2 (CUcontext ctx);
+CUresult cuCtxPushCurrent_v2 (CUcontext ctx);
+CUresult cuCtxPopCurrent_v2 (CUcontext * pctx);
+CUresult cuCtxGetCurrent (CUcontext * pctx);
+CUresult cuCtxSetCurrent (CUcontext ctx);
+CUresult cuCtxGetDevice (CUdevice * device);
+CUresult cuCtxSynchronize (void);
+CUresult cuCtxEnablePeerAccess (CUcontext peer, unsigned int flags);
+CUresult cuCtxDisablePeerAccess (CUcontext peer);
+CUresult cuDevicePrimaryCtxRetain (CUcontext * pctx, CUdevice dev);
+CUresult cuDevicePrimaryCtxRelease_v2 (CUdevice dev);
+CUresult cuDevicePrimaryCtxRelease (CUdevice dev);
+CUresult cuMemAlloc_v2 (CUdeviceptr * dptr, size_t size);
+CUresult cuMemAllocPitch_v2 (CUdeviceptr * dptr, size_t *pitch,
+    size_t width, size_t height, unsigned int element_size);
+CUresult cuMemAllocHost_v2 (void **pp, size_t size);
+CUresult cuMemFree_v2 (CUdeviceptr dptr);
+CUresult cuMemFreeHost (void *p);
+CUresult cuMemcpy2D_v2 (const CUDA_MEMCPY2D * copy);
+CUresult cuMemcpy2DAsync_v2 (const CUDA_MEMCPY2D * copy, CUstream stream);
+CUresult cuStreamCreate (CUstream * stream, unsigned int flags);
+CUresult cuStreamDestroy (CUstream stream);
+CUresult cuStreamDestroy_v2 (CUstream stream);
+CUresult cuStreamSynchronize (CUstream stream);
+CUresult cuModuleLoadData (void **module, const void *image);
+CUresult cuModuleUnload (void *module);
+CUresult cuModuleGetFunction (void **func, void *module, const char *name);
+CUresult cuTexObjectCreate (unsigned long long *tex, const void *res,
+    const void *tex_desc, const void *view);
+CUresult cuTexObjectDestroy (unsigned long long tex);
+CUresult cuLaunchKernel (void *f, unsigned int gx, unsigned int gy,
+    unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+    unsigned int shmem, CUstream stream, void **params, void **extra);
+CUresult cuGraphicsMapResources (unsigned int count, void **resources,
+    CUstream stream);
+CUresult cuGraphicsUnmapResources (unsigned int count, void **resources,
+    CUstream stream);
+CUresult cuGraphicsResourceSetMapFlags_v2 (void *resource, unsigned int flags);
+CUresult cuGraphicsSubResourceGetMappedArray (void **array, void *resource,
+    unsigned int index, unsigned int level);
+CUresult cuGraphicsResourceGetMappedPointer_v2 (CUdeviceptr * ptr,
+    size_t *size, void *resource);
+CUresult cuGraphicsUnregisterResource (void *resource);
+CUresult cuGraphicsGLRegisterImage (void **resource, unsigned int image,
+    unsigned int target, unsigned int flags);
+CUresult cuGraphicsGLRegisterBuffer (void **resource, unsigned int buffer,
+    unsigned int flags);
+CUresult cuGLGetDevices_v2 (unsigned int *count, CUdevice * devices,
+    unsigned int max, int list);
+
+/* ----------------------------------------------------------------------- */
+/* State */
+
+struct CUctx_st
+{
+  CUdevice device;
+  gboolean primary;
+  /* Primary contexts: retains outstanding. */
+  gint retained;
+};
+
+typedef struct
+{
+  CUcontext ctx;
+  /* The runtime's device before the push, restored by the pop. */
+  int prev_device;
+} StackEntry;
+
+static GMutex lock;
+static GHashTable *counts;
+static GHashTable *live_contexts;
+static struct CUctx_st primary[64];
+static gboolean initialized;
+
+static __thread GArray *stack;
+
+static void
+count (const gchar * function)
+{
+  g_mutex_lock (&lock);
+  if (counts == NULL)
+    counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_insert (counts, g_strdup (function),
+      GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (counts,
+                  function)) + 1));
+  g_mutex_unlock (&lock);
+}
+
+#define ENTER() count (G_STRFUNC)
+
+guint64
+fakecuda_driver_call_count (const char *function)
+{
+  guint64 n = 0;
+
+  g_mutex_lock (&lock);
+  if (counts)
+    n = GPOINTER_TO_SIZE (g_hash_table_lookup (counts, function));
+  g_mutex_unlock (&lock);
+
+  return n;
+}
+
+int
+fakecuda_driver_context_device (CUcontext ctx)
+{
+  return ctx ? ctx->device : -1;
+}
+
+static CUresult
+from_runtime (cudaError_t error)
+{
+  switch (error) {
+    case cudaSuccess:
+      return CUDA_SUCCESS;
+    case cudaErrorInvalidValue:
+      return CUDA_ERROR_INVALID_VALUE;
+    case cudaErrorMemoryAllocation:
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+      return CUDA_ERROR_NO_DEVICE;
+    case cudaErrorInvalidDevice:
+      return CUDA_ERROR_INVALID_DEVICE;
+    case cudaErrorInvalidResourceHandle:
+      return CUDA_ERROR_INVALID_HANDLE;
+    case cudaErrorNotReady:
+      return CUDA_ERROR_NOT_READY;
+    default:
+      return CUDA_ERROR_UNKNOWN;
+  }
+}
+
+static GArray *
+get_stack (void)
+{
+  if (stack == NULL)
+    stack = g_array_new (FALSE, FALSE, sizeof (StackEntry));
+  return stack;
+}
+
+static CUcontext
+current (void)
+{
+  GArray *s = get_stack ();
+
+  return s->len ? g_array_index (s, StackEntry, s->len - 1).ctx : NULL;
+}
+
+static gboolean
+valid_device (CUdevice dev)
+{
+  int n = 0;
+
+  return cudaGetDeviceCount (&n) == cudaSuccess && dev >= 0 && dev < n;
+}
+
+static gboolean
+valid_context (CUcontext ctx)
+{
+  gboolean ok;
+
+  if (ctx == NULL)
+    return FALSE;
+  if (ctx >= primary && ctx < primary + G_N_ELEMENTS (primary))
+    return ctx->retained > 0;
+  g_mutex_lock (&lock);
+  ok = live_contexts && g_hash_table_contains (live_contexts, ctx);
+  g_mutex_unlock (&lock);
+  return ok;
+}
+
+#define NEED_CONTEXT() G_STMT_START {                                      \
+  if (current () == NULL)                                                 \
+    return CUDA_ERROR_INVALID_CONTEXT;                                    \
+} G_STMT_END
+
+/* ----------------------------------------------------------------------- */
+/* Initialisation, versions, errors, devices */
+
+CUresult
+cuInit (unsigned int flags)
+{
+  int n = 0;
+
+  ENTER ();
+  if (cudaGetDeviceCount (&n) != cudaSuccess || n == 0)
+    return CUDA_ERROR_NO_DEVICE;
+  initialized = TRUE;
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuDriverGetVersion (int *version)
+{
+  ENTER ();
+  return from_runtime (cudaDriverGetVersion (version));
+}
+
+CUresult
+cuGetErrorName (CUresult error, const char **str)
+{
+  switch (error) {
+#define E(x) case x: *str = #x; return CUDA_SUCCESS;
+      E (CUDA_SUCCESS) E (CUDA_ERROR_INVALID_VALUE) E (CUDA_ERROR_OUT_OF_MEMORY)
+          E (CUDA_ERROR_NOT_INITIALIZED) E (CUDA_ERROR_NO_DEVICE)
+          E (CUDA_ERROR_INVALID_DEVICE) E (CUDA_ERROR_INVALID_CONTEXT)
+          E (CUDA_ERROR_PEER_ACCESS_UNSUPPORTED) E (CUDA_ERROR_INVALID_HANDLE)
+          E (CUDA_ERROR_NOT_READY) E (CUDA_ERROR_NOT_SUPPORTED)
+          E (CUDA_ERROR_UNKNOWN)
+#undef E
+    default:
+      *str = "CUDA_ERROR_UNKNOWN";
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult
+cuGetErrorString (CUresult error, const char **str)
+{
+  switch (error) {
+    case CUDA_SUCCESS:
+      *str = "no error";
+      break;
+    case CUDA_ERROR_INVALID_CONTEXT:
+      *str = "invalid device context";
+      break;
+    case CUDA_ERROR_NOT_SUPPORTED:
+      *str = "operation not supported (fake CUDA driver)";
+      break;
+    default:
+      *str = "error (fake CUDA driver)";
+      break;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuDeviceGet (CUdevice * device, int ordinal)
+{
+  ENTER ();
+  if (!initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!valid_device (ordinal))
+    return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuDeviceGetCount (int *count_out)
+{
+  ENTER ();
+  *count_out = 0;
+  if (!initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  cudaGetDeviceCount (count_out);
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuDeviceGetName (char *name, int len, CUdevice dev)
+{
+  struct cudaDeviceProp props;
+  CUresult ret;
+
+  ENTER ();
+  ret = from_runtime (cudaGetDeviceProperties (&props, dev));
+  if (ret == CUDA_SUCCESS)
+    g_strlcpy (name, props.name, len);
+  return ret;
+}
+
+CUresult
+cuDeviceGetAttribute (int *value, int attrib, CUdevice dev)
+{
+  ENTER ();
+  if (!valid_device (dev))
+    return CUDA_ERROR_INVALID_DEVICE;
+  switch (attrib) {
+    case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT:
+      *value = PITCH_ALIGN;
+      break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+      *value = 9;
+      break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+      *value = 0;
+      break;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+      *value = 1;
+      break;
+    default:
+      *value = 0;
+      break;
+  }
+  return CUDA_SUCCESS;
+}
+
+/* No peer access in the stand-in: each device sees only its own memory. */
+CUresult
+cuDeviceCanAccessPeer (int *can_access, CUdevice dev, CUdevice peer)
+{
+  ENTER ();
+  *can_access = 0;
+  return valid_device (dev) && valid_device (peer) ?
+      CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult
+cuCtxEnablePeerAccess (CUcontext peer, unsigned int flags)
+{
+  ENTER ();
+  return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+}
+
+CUresult
+cuCtxDisablePeerAccess (CUcontext peer)
+{
+  ENTER ();
+  return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+}
+
+/* ----------------------------------------------------------------------- */
+/* Contexts */
+
+static CUresult
+push (CUcontext ctx)
+{
+  StackEntry entry;
+  cudaError_t err;
+
+  entry.ctx = ctx;
+  entry.prev_device = 0;
+  cudaGetDevice (&entry.prev_device);
+  err = cudaSetDevice (ctx->device);
+  if (err != cudaSuccess)
+    return from_runtime (err);
+  g_array_append_val (get_stack (), entry);
+  return CUDA_SUCCESS;
+}
+
+static CUcontext
+pop (void)
+{
+  GArray *s = get_stack ();
+  StackEntry entry;
+
+  if (s->len == 0)
+    return NULL;
+  entry = g_array_index (s, StackEntry, s->len - 1);
+  g_array_set_size (s, s->len - 1);
+  cudaSetDevice (entry.prev_device);
+  return entry.ctx;
+}
+
+CUresult
+cuCtxCreate_v2 (CUcontext * pctx, unsigned int flags, CUdevice dev)
+{
+  CUcontext ctx;
+  CUresult ret;
+
+  ENTER ();
+  if (!initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!valid_device (dev))
+    return CUDA_ERROR_INVALID_DEVICE;
+
+  ctx = g_new0 (struct CUctx_st, 1);
+  ctx->device = dev;
+  g_mutex_lock (&lock);
+  if (live_contexts == NULL)
+    live_contexts = g_hash_table_new (NULL, NULL);
+  g_hash_table_add (live_contexts, ctx);
+  g_mutex_unlock (&lock);
+
+  /* As in CUDA: the new context is current. */
+  ret = push (ctx);
+  if (ret != CUDA_SUCCESS) {
+    cuCtxDestroy_v2 (ctx);
+    return ret;
+  }
+  *pctx = ctx;
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuCtxDestroy_v2 (CUcontext ctx)
+{
+  GArray *s = get_stack ();
+  gboolean found;
+  guint i;
+
+  ENTER ();
+  g_mutex_lock (&lock);
+  found = live_contexts && g_hash_table_remove (live_contexts, ctx);
+  g_mutex_unlock (&lock);
+  if (!found)
+    return CUDA_ERROR_INVALID_CONTEXT;
+
+  /* CUDA pops it if it is current. It also leaves no dangling entry
+   * deeper in this thread's stack, so that a later pop finds none. */
+  for (i = s->len; i > 0; i--) {
+    if (g_array_index (s, StackEntry, i - 1).ctx != ctx)
+      continue;
+    if (i == s->len) {
+      pop ();
+    } else {
+      g_array_index (s, StackEntry, i).prev_device =
+          g_array_index (s, StackEntry, i - 1).prev_device;
+      g_array_remove_index (s, i - 1);
+    }
+  }
+
+  g_free (ctx);
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuCtxPushCurrent_v2 (CUcontext ctx)
+{
+  ENTER ();
+  if (!valid_context (ctx))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  return push (ctx);
+}
+
+CUresult
+cuCtxPopCurrent_v2 (CUcontext * pctx)
+{
+  CUcontext ctx;
+
+  ENTER ();
+  ctx = pop ();
+  if (pctx)
+    *pctx = ctx;
+  return ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+CUresult
+cuCtxGetCurrent (CUcontext * pctx)
+{
+  ENTER ();
+  *pctx = current ();
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuCtxSetCurrent (CUcontext ctx)
+{
+  ENTER ();
+  if (ctx && !valid_context (ctx))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (current ())
+    pop ();
+  return ctx ? push (ctx) : CUDA_SUCCESS;
+}
+
+CUresult
+cuCtxGetDevice (CUdevice * device)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  *device = current ()->device;
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuCtxSynchronize (void)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return from_runtime (cudaDeviceSynchronize ());
+}
+
+CUresult
+cuDevicePrimaryCtxRetain (CUcontext * pctx, CUdevice dev)
+{
+  ENTER ();
+  if (!initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!valid_device (dev) || dev >= (CUdevice) G_N_ELEMENTS (primary))
+    return CUDA_ERROR_INVALID_DEVICE;
+  g_mutex_lock (&lock);
+  primary[dev].device = dev;
+  primary[dev].primary = TRUE;
+  primary[dev].retained++;
+  g_mutex_unlock (&lock);
+  *pctx = &primary[dev];
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuDevicePrimaryCtxRelease_v2 (CUdevice dev)
+{
+  CUresult ret = CUDA_SUCCESS;
+
+  ENTER ();
+  if (dev < 0 || dev >= (CUdevice) G_N_ELEMENTS (primary))
+    return CUDA_ERROR_INVALID_DEVICE;
+  g_mutex_lock (&lock);
+  if (primary[dev].retained <= 0)
+    ret = CUDA_ERROR_INVALID_CONTEXT;
+  else
+    primary[dev].retained--;
+  g_mutex_unlock (&lock);
+  return ret;
+}
+
+CUresult
+cuDevicePrimaryCtxRelease (CUdevice dev)
+{
+  return cuDevicePrimaryCtxRelease_v2 (dev);
+}
+
+/* ----------------------------------------------------------------------- */
+/* Memory */
+
+CUresult
+cuMemAlloc_v2 (CUdeviceptr * dptr, size_t size)
+{
+  void *ptr = NULL;
+  CUresult ret;
+
+  ENTER ();
+  NEED_CONTEXT ();
+  ret = from_runtime (cudaMalloc (&ptr, size));
+  *dptr = (CUdeviceptr) (guintptr) ptr;
+  return ret;
+}
+
+CUresult
+cuMemAllocPitch_v2 (CUdeviceptr * dptr, size_t *pitch, size_t width,
+    size_t height, unsigned int element_size)
+{
+  void *ptr = NULL;
+  CUresult ret;
+
+  ENTER ();
+  NEED_CONTEXT ();
+  if (width == 0 || height == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  *pitch = (width + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
+  ret = from_runtime (cudaMalloc (&ptr, *pitch * height));
+  *dptr = (CUdeviceptr) (guintptr) ptr;
+  return ret;
+}
+
+CUresult
+cuMemAllocHost_v2 (void **pp, size_t size)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return from_runtime (cudaHostAlloc (pp, size, cudaHostAllocDefault));
+}
+
+CUresult
+cuMemFree_v2 (CUdeviceptr dptr)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return from_runtime (cudaFree ((void *) (guintptr) dptr));
+}
+
+CUresult
+cuMemFreeHost (void *p)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return from_runtime (cudaFreeHost (p));
+}
+
+static gboolean
+side (CUmemorytype type, const void *host, CUdeviceptr device, size_t x,
+    size_t y, size_t pitch, const guint8 ** ptr, gboolean * is_device)
+{
+  switch (type) {
+    case CU_MEMORYTYPE_HOST:
+      *ptr = host;
+      *is_device = FALSE;
+      break;
+    case CU_MEMORYTYPE_DEVICE:
+    case CU_MEMORYTYPE_UNIFIED:
+      *ptr = (const guint8 *) (guintptr) device;
+      *is_device = TRUE;
+      break;
+    default:
+      /* CUDA arrays (textures): not in the stand-in */
+      return FALSE;
+  }
+  *ptr += y * pitch + x;
+  return TRUE;
+}
+
+static CUresult
+copy_2d (const CUDA_MEMCPY2D * c, CUstream stream, gboolean sync)
+{
+  const guint8 *src, *dst;
+  gboolean src_device, dst_device;
+  enum cudaMemcpyKind kind;
+
+  if (!side (c->srcMemoryType, c->srcHost, c->srcDevice, c->srcXInBytes,
+          c->srcY, c->srcPitch, &src, &src_device) ||
+      !side (c->dstMemoryType, c->dstHost, c->dstDevice, c->dstXInBytes,
+          c->dstY, c->dstPitch, &dst, &dst_device))
+    return CUDA_ERROR_NOT_SUPPORTED;
+
+  if (src_device)
+    kind = dst_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
+  else
+    kind = dst_device ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost;
+  if (c->srcMemoryType == CU_MEMORYTYPE_UNIFIED ||
+      c->dstMemoryType == CU_MEMORYTYPE_UNIFIED)
+    kind = cudaMemcpyDefault;
+
+  if (sync)
+    return from_runtime (cudaMemcpy2D ((void *) dst, c->dstPitch, src,
+            c->srcPitch, c->WidthInBytes, c->Height, kind));
+  return from_runtime (cudaMemcpy2DAsync ((void *) dst, c->dstPitch, src,
+          c->srcPitch, c->WidthInBytes, c->Height, kind, stream));
+}
+
+CUresult
+cuMemcpy2D_v2 (const CUDA_MEMCPY2D * copy)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return copy_2d (copy, NULL, TRUE);
+}
+
+CUresult
+cuMemcpy2DAsync_v2 (const CUDA_MEMCPY2D * copy, CUstream stream)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return copy_2d (copy, stream, FALSE);
+}
+
+/* ----------------------------------------------------------------------- */
+/* Streams */
+
+CUresult
+cuStreamCreate (CUstream * stream, unsigned int flags)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return from_runtime (cudaStreamCreateWithFlags (stream,
+          (flags & CU_STREAM_NON_BLOCKING) ? cudaStreamNonBlocking :
+          cudaStreamDefault));
+}
+
+CUresult
+cuStreamDestroy (CUstream stream)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return from_runtime (cudaStreamDestroy (stream));
+}
+
+CUresult
+cuStreamDestroy_v2 (CUstream stream)
+{
+  return cuStreamDestroy (stream);
+}
+
+CUresult
+cuStreamSynchronize (CUstream stream)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return from_runtime (cudaStreamSynchronize (stream));
+}
+
+/* ----------------------------------------------------------------------- */
+/* Not in the stand-in: modules, kernels, textures, graphics interop */
+
+#define UNSUPPORTED() G_STMT_START {                                       \
+  ENTER ();                                                               \
+  return CUDA_ERROR_NOT_SUPPORTED;                                        \
+} G_STMT_END
+
+CUresult
+cuModuleLoadData (void **module, const void *image)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuModuleUnload (void *module)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuModuleGetFunction (void **func, void *module, const char *name)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuTexObjectCreate (unsigned long long *tex, const void *res,
+    const void *tex_desc, const void *view)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuTexObjectDestroy (unsigned long long tex)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuLaunchKernel (void *f, unsigned int gx, unsigned int gy, unsigned int gz,
+    unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+    CUstream stream, void **params, void **extra)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuGraphicsMapResources (unsigned int n, void **resources, CUstream stream)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuGraphicsUnmapResources (unsigned int n, void **resources, CUstream stream)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuGraphicsResourceSetMapFlags_v2 (void *resource, unsigned int flags)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuGraphicsSubResourceGetMappedArray (void **array, void *resource,
+    unsigned int index, unsigned int level)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuGraphicsResourceGetMappedPointer_v2 (CUdeviceptr * ptr, size_t *size,
+    void *resource)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuGraphicsUnregisterResource (void *resource)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuGraphicsGLRegisterImage (void **resource, unsigned int image,
+    unsigned int target, unsigned int flags)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuGraphicsGLRegisterBuffer (void **resource, unsigned int buffer,
+    unsigned int flags)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuGLGetDevices_v2 (unsigned int *n, CUdevice * devices, unsigned int max,
+    int list)
+{
+  UNSUPPORTED ();
+}
