@@ -1014,6 +1014,12 @@ cudaSetDevice (int device)
   return cudaSuccess;
 }
 
+void
+fakecuda_make_current (int device)
+{
+  current_device = device;
+}
+
 cudaError_t CUDARTAPI
 cudaSetDeviceFlags (unsigned int flags)
 {

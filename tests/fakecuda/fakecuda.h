@@ -31,6 +31,11 @@ typedef void (*FakecudaKernelRun) (void *closure);
 /* Non-zero: this is the stand-in. */
 int      fakecuda_version          (void);
 
+/* Makes @device the calling thread's current device without the checks of
+ * cudaSetDevice() (a sticky error of the device does not stop it): what a
+ * driver context push does, for the driver stand-in. */
+void     fakecuda_make_current     (int device);
+
 /* Back to defaults: no delay, copies in 4 pieces, no injected failures,
  * no device poisoned (as cudaDeviceReset(), but allocations, streams and
  * events stay); counters kept. */

@@ -35,6 +35,8 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 
+#include "fakecuda.h"
+
 /* The driver API's types, as cuda.h declares them (cuda.h is not included:
  * it renames the entry points with macros, and these are the exact names
  * libgstcuda resolves). */
@@ -72,6 +74,8 @@ typedef struct
 #define CUDA_ERROR_PEER_ACCESS_UNSUPPORTED 217
 #define CUDA_ERROR_INVALID_HANDLE 400
 #define CUDA_ERROR_NOT_READY 600
+#define CUDA_ERROR_ILLEGAL_ADDRESS 700
+#define CUDA_ERROR_LAUNCH_FAILED 719
 #define CUDA_ERROR_NOT_SUPPORTED 801
 #define CUDA_ERROR_UNKNOWN 999
 
@@ -236,6 +240,10 @@ from_runtime (cudaError_t error)
       return CUDA_ERROR_INVALID_HANDLE;
     case cudaErrorNotReady:
       return CUDA_ERROR_NOT_READY;
+    case cudaErrorIllegalAddress:
+      return CUDA_ERROR_ILLEGAL_ADDRESS;
+    case cudaErrorLaunchFailure:
+      return CUDA_ERROR_LAUNCH_FAILED;
     default:
       return CUDA_ERROR_UNKNOWN;
   }
@@ -317,6 +325,7 @@ cuGetErrorName (CUresult error, const char **str)
           E (CUDA_ERROR_INVALID_DEVICE) E (CUDA_ERROR_INVALID_CONTEXT)
           E (CUDA_ERROR_PEER_ACCESS_UNSUPPORTED) E (CUDA_ERROR_INVALID_HANDLE)
           E (CUDA_ERROR_NOT_READY) E (CUDA_ERROR_NOT_SUPPORTED)
+          E (CUDA_ERROR_ILLEGAL_ADDRESS) E (CUDA_ERROR_LAUNCH_FAILED)
           E (CUDA_ERROR_UNKNOWN)
 #undef E
     default:
@@ -438,14 +447,13 @@ static CUresult
 push (CUcontext ctx)
 {
   StackEntry entry;
-  cudaError_t err;
 
   entry.ctx = ctx;
   entry.prev_device = 0;
   cudaGetDevice (&entry.prev_device);
-  err = cudaSetDevice (ctx->device);
-  if (err != cudaSuccess)
-    return from_runtime (err);
+  /* A push only changes the thread's current context: it succeeds on a
+   * context that holds a sticky error, whose calls then report it. */
+  fakecuda_make_current (ctx->device);
   g_array_append_val (get_stack (), entry);
   return CUDA_SUCCESS;
 }
@@ -460,7 +468,7 @@ pop (void)
     return NULL;
   entry = g_array_index (s, StackEntry, s->len - 1);
   g_array_set_size (s, s->len - 1);
-  cudaSetDevice (entry.prev_device);
+  fakecuda_make_current (entry.prev_device);
   return entry.ctx;
 }
 
