@@ -1040,13 +1040,24 @@ cudaError_t CUDARTAPI
 cudaHostRegister (void *ptr, size_t size, unsigned int flags)
 {
   HostAlloc *a;
+  GList *l;
 
   ENTER (TRUE);
+  g_mutex_lock (&lock);
+  /* As CUDA: pages that are page-locked already (an overlapping
+   * registration, a cudaHostAlloc) cannot be registered again. */
+  for (l = host_allocs; l; l = l->next) {
+    HostAlloc *h = l->data;
+
+    if ((guint8 *) ptr < h->ptr + h->size && h->ptr < (guint8 *) ptr + size) {
+      g_mutex_unlock (&lock);
+      return set_error (cudaErrorHostMemoryAlreadyRegistered);
+    }
+  }
   a = g_new0 (HostAlloc, 1);
   a->ptr = ptr;
   a->size = size;
   a->registered = TRUE;
-  g_mutex_lock (&lock);
   host_allocs = g_list_prepend (host_allocs, a);
   g_mutex_unlock (&lock);
   return cudaSuccess;
