@@ -54,6 +54,7 @@ typedef struct
   guint8 *ptr;
   gsize size;
   gboolean registered;          /* cudaHostRegister, not ours to free */
+  guint flags;                  /* of cudaHostAlloc or cudaHostRegister */
 } HostAlloc;
 
 typedef struct
@@ -995,6 +996,7 @@ cudaHostAlloc (void **ptr, size_t size, unsigned int flags)
   a = g_new0 (HostAlloc, 1);
   a->ptr = g_aligned_alloc (1, MAX (size, 1), 4096);
   a->size = size;
+  a->flags = flags;
   memset (a->ptr, 0x5a, size);
 
   g_mutex_lock (&lock);
@@ -1058,6 +1060,7 @@ cudaHostRegister (void *ptr, size_t size, unsigned int flags)
   a->ptr = ptr;
   a->size = size;
   a->registered = TRUE;
+  a->flags = flags;
   host_allocs = g_list_prepend (host_allocs, a);
   g_mutex_unlock (&lock);
   return cudaSuccess;
@@ -1082,6 +1085,21 @@ cudaHostUnregister (void *ptr)
   }
   g_mutex_unlock (&lock);
   return set_error (cudaErrorInvalidValue);
+}
+
+cudaError_t CUDARTAPI
+cudaHostGetFlags (unsigned int *flags, void *ptr)
+{
+  HostAlloc *h;
+
+  ENTER (TRUE);
+  g_mutex_lock (&lock);
+  h = find_host_locked (ptr);
+  if (h && !h->registered)
+    *flags = h->flags;
+  g_mutex_unlock (&lock);
+  return h && !h->registered ? cudaSuccess :
+      set_error (cudaErrorInvalidValue);
 }
 
 cudaError_t CUDARTAPI
