@@ -57,6 +57,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_upload_debug);
 
 #define DEFAULT_PAGEABLE_MODE GST_PINNED_PAGEABLE_AUTO
 #define DEFAULT_COPY_THREADS 0
+#define DEFAULT_WRITE_COMBINED FALSE
+#define DEFAULT_PORTABLE TRUE
+#define DEFAULT_MAPPED FALSE
+#define DEFAULT_HUGE_PAGES FALSE
 
 enum
 {
@@ -64,6 +68,10 @@ enum
   PROP_PAGEABLE_MODE,
   PROP_COPY_THREADS,
   PROP_PAGEABLE_STATS,
+  PROP_WRITE_COMBINED,
+  PROP_PORTABLE,
+  PROP_MAPPED,
+  PROP_HUGE_PAGES,
   PROP_LAST
 };
 
@@ -85,6 +93,8 @@ struct _GstPinnedUpload
   GstPinnedPageableMode pageable_mode;
   guint copy_threads;
   GstPinnedPageable *pageable;
+  /* The kind of page-locked memory offered and staged into */
+  GstPinnedHostFlags host_flags;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -225,6 +235,9 @@ gst_pinned_upload_propose_allocation (GstBaseTransform * trans,
     self->upstream_pool = gst_pinned_host_buffer_pool_new (context);
     config = gst_buffer_pool_get_config (self->upstream_pool);
     gst_buffer_pool_config_set_params (config, caps, info.size, pool_size, 0);
+    GST_OBJECT_LOCK (self);
+    gst_pinned_host_buffer_pool_config_set_flags (config, self->host_flags);
+    GST_OBJECT_UNLOCK (self);
     if (!gst_buffer_pool_set_config (self->upstream_pool, config)) {
       GST_WARNING_OBJECT (self, "cannot configure page-locked pool");
       gst_clear_object (&self->upstream_pool);
@@ -383,6 +396,7 @@ static GstPinnedPageable *
 ensure_pageable (GstPinnedUpload * self)
 {
   GstPinnedPageable *pageable;
+  GstAllocator *allocator;
 
   if (self->pageable)
     return self->pageable;
@@ -392,6 +406,13 @@ ensure_pageable (GstPinnedUpload * self)
   GST_OBJECT_LOCK (self);
   gst_pinned_pageable_set_mode (pageable, self->pageable_mode);
   gst_pinned_pageable_set_threads (pageable, self->copy_threads);
+  /* Staging is written by the CPU and read by the DMA engine: the same
+   * kind as the pool offered upstream (write-combined if asked for). */
+  allocator = gst_pinned_host_allocator_new_full
+      (gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM
+          (self)), self->host_flags);
+  gst_pinned_pageable_set_staging_allocator (pageable, allocator);
+  gst_object_unref (allocator);
   self->pageable = pageable;
   GST_OBJECT_UNLOCK (self);
 
@@ -437,6 +458,15 @@ gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 }
 
 static void
+set_flag (GstPinnedUpload * self, GstPinnedHostFlags flag, gboolean on)
+{
+  if (on)
+    self->host_flags |= flag;
+  else
+    self->host_flags &= ~flag;
+}
+
+static void
 gst_pinned_upload_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
@@ -449,6 +479,19 @@ gst_pinned_upload_set_property (GObject * object, guint prop_id,
       break;
     case PROP_COPY_THREADS:
       self->copy_threads = g_value_get_uint (value);
+      break;
+    case PROP_WRITE_COMBINED:
+      set_flag (self, GST_PINNED_HOST_WRITE_COMBINED,
+          g_value_get_boolean (value));
+      break;
+    case PROP_PORTABLE:
+      set_flag (self, GST_PINNED_HOST_PORTABLE, g_value_get_boolean (value));
+      break;
+    case PROP_MAPPED:
+      set_flag (self, GST_PINNED_HOST_MAPPED, g_value_get_boolean (value));
+      break;
+    case PROP_HUGE_PAGES:
+      set_flag (self, GST_PINNED_HOST_HUGE_PAGES, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -482,6 +525,22 @@ gst_pinned_upload_get_property (GObject * object, guint prop_id,
       break;
     case PROP_COPY_THREADS:
       g_value_set_uint (value, self->copy_threads);
+      break;
+    case PROP_WRITE_COMBINED:
+      g_value_set_boolean (value,
+          !!(self->host_flags & GST_PINNED_HOST_WRITE_COMBINED));
+      break;
+    case PROP_PORTABLE:
+      g_value_set_boolean (value,
+          !!(self->host_flags & GST_PINNED_HOST_PORTABLE));
+      break;
+    case PROP_MAPPED:
+      g_value_set_boolean (value,
+          !!(self->host_flags & GST_PINNED_HOST_MAPPED));
+      break;
+    case PROP_HUGE_PAGES:
+      g_value_set_boolean (value,
+          !!(self->host_flags & GST_PINNED_HOST_HUGE_PAGES));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -560,6 +619,63 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
       "How pageable input was copied: memories registered, staged, direct; "
       "registered bytes; staging threads", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedUpload:write-combined:
+   *
+   * The page-locked memory offered upstream (and the staging memory) is
+   * write-combined: CPU writes bypass the caches, CPU reads are very slow.
+   * Only for sources that never read their output (a decoder reads its
+   * reference frames).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_WRITE_COMBINED] =
+      g_param_spec_boolean ("write-combined", "Write-combined",
+      "Offer write-combined page-locked memory (CPU reads of it are very "
+      "slow)", DEFAULT_WRITE_COMBINED,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedUpload:portable:
+   *
+   * The page-locked memory is usable from every CUDA device, not only this
+   * element's.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_PORTABLE] =
+      g_param_spec_boolean ("portable", "Portable",
+      "Page-locked memory usable from every CUDA device", DEFAULT_PORTABLE,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedUpload:mapped:
+   *
+   * The page-locked memory offered upstream is also mapped into the
+   * device's address space, so that GPU code can read it in place.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAPPED] =
+      g_param_spec_boolean ("mapped", "Mapped",
+      "Page-locked memory mapped into the device address space",
+      DEFAULT_MAPPED,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedUpload:huge-pages:
+   *
+   * The page-locked memory is backed by huge pages (reserved ones, else
+   * transparent huge pages) and page-locked by registration: fewer address
+   * translations for the copy engine. Never write-combined.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_HUGE_PAGES] =
+      g_param_spec_boolean ("huge-pages", "Huge pages",
+      "Page-locked memory backed by huge pages", DEFAULT_HUGE_PAGES,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, PROP_LAST, properties);
   gst_type_mark_as_plugin_api (GST_TYPE_PINNED_PAGEABLE_MODE, 0);
 
@@ -589,4 +705,5 @@ gst_pinned_upload_init (GstPinnedUpload * self)
 {
   self->pageable_mode = DEFAULT_PAGEABLE_MODE;
   self->copy_threads = DEFAULT_COPY_THREADS;
+  self->host_flags = GST_PINNED_HOST_FLAGS_DEFAULT;
 }

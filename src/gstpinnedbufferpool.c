@@ -18,6 +18,13 @@
  * allocate their minimum number of buffers when activated: page-locking
  * memory is slow (about 2 GB/s) and must not happen while streaming.
  *
+ * The page-locked pool makes the memory its configuration asks for:
+ * #GstPinnedHostFlags in the config (gst_pinned_host_buffer_pool_config_set_flags(),
+ * portable by default), or the pool options
+ * %GST_BUFFER_POOL_OPTION_PINNED_WRITE_COMBINED,
+ * %GST_BUFFER_POOL_OPTION_PINNED_MAPPED and
+ * %GST_BUFFER_POOL_OPTION_PINNED_HUGE_PAGES, which add their flag.
+ *
  * Reuse follows the fences. The page-locked pool hands a released buffer
  * out again only once the GPU copies that read or write it are done: the
  * acquirer may write it with the CPU. It takes the least recently released
@@ -37,8 +44,11 @@
 #include "gst/pinned/gstpinnedhostmemory.h"
 #include "gst/pinned/gstpinneddevicememory.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_pinned_buffer_pool_debug);
+GST_PINNED_DEBUG_CATEGORY (gst_pinned_buffer_pool_debug, "pinnedbufferpool",
+    "gst-pinned buffer pools");
 #define GST_CAT_DEFAULT gst_pinned_buffer_pool_debug
+
+#define FLAGS_FIELD "pinned-host-flags"
 
 struct _GstPinnedHostBufferPool
 {
@@ -56,13 +66,13 @@ struct _GstPinnedDeviceBufferPool
   GstAllocator *allocator;
 };
 
+/* Either pool type may be the first one used. */
 G_DEFINE_TYPE_WITH_CODE (GstPinnedHostBufferPool, gst_pinned_host_buffer_pool,
-    GST_TYPE_VIDEO_BUFFER_POOL,
-    GST_DEBUG_CATEGORY_INIT (gst_pinned_buffer_pool_debug, "pinnedbufferpool",
-        0, "gst-pinned buffer pools"));
+    GST_TYPE_VIDEO_BUFFER_POOL, ensure_debug_category ());
 
-G_DEFINE_TYPE (GstPinnedDeviceBufferPool, gst_pinned_device_buffer_pool,
-    GST_TYPE_VIDEO_BUFFER_POOL);
+G_DEFINE_TYPE_WITH_CODE (GstPinnedDeviceBufferPool,
+    gst_pinned_device_buffer_pool, GST_TYPE_VIDEO_BUFFER_POOL,
+    ensure_debug_category ());
 
 /* Whoever configures the pool may name another allocator (or none, as
  * GstBaseSrc does with the allocation query's first one): the pool's own
@@ -86,11 +96,86 @@ set_config_with_allocator (GstBufferPool * pool, GstStructure * config,
   return video_pool_class->set_config (pool, config);
 }
 
+/**
+ * gst_pinned_host_buffer_pool_config_set_flags:
+ * @config: a configuration of a #GstPinnedHostBufferPool
+ * @flags: the kind of page-locked memory its buffers have
+ *
+ * Since: 0.1
+ */
+void
+gst_pinned_host_buffer_pool_config_set_flags (GstStructure * config,
+    GstPinnedHostFlags flags)
+{
+  g_return_if_fail (config != NULL);
+
+  gst_structure_set (config, FLAGS_FIELD, GST_TYPE_PINNED_HOST_FLAGS, flags,
+      NULL);
+}
+
+/**
+ * gst_pinned_host_buffer_pool_config_get_flags:
+ * @config: a configuration of a #GstPinnedHostBufferPool
+ *
+ * Returns: the kind of page-locked memory @config asks for: its flags
+ *   (%GST_PINNED_HOST_FLAGS_DEFAULT if it names none) and those its
+ *   options add
+ *
+ * Since: 0.1
+ */
+GstPinnedHostFlags
+gst_pinned_host_buffer_pool_config_get_flags (GstStructure * config)
+{
+  guint flags = GST_PINNED_HOST_FLAGS_DEFAULT;
+
+  g_return_val_if_fail (config != NULL, GST_PINNED_HOST_FLAGS_DEFAULT);
+
+  gst_structure_get_flags (config, FLAGS_FIELD, GST_TYPE_PINNED_HOST_FLAGS,
+      &flags);
+  if (gst_buffer_pool_config_has_option (config,
+          GST_BUFFER_POOL_OPTION_PINNED_WRITE_COMBINED))
+    flags |= GST_PINNED_HOST_WRITE_COMBINED;
+  if (gst_buffer_pool_config_has_option (config,
+          GST_BUFFER_POOL_OPTION_PINNED_MAPPED))
+    flags |= GST_PINNED_HOST_MAPPED;
+  if (gst_buffer_pool_config_has_option (config,
+          GST_BUFFER_POOL_OPTION_PINNED_HUGE_PAGES))
+    flags |= GST_PINNED_HOST_HUGE_PAGES;
+
+  return flags;
+}
+
+static const gchar **
+gst_pinned_host_buffer_pool_get_options (GstBufferPool * pool)
+{
+  static const gchar *options[] = {
+    GST_BUFFER_POOL_OPTION_VIDEO_META,
+    GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT,
+    GST_BUFFER_POOL_OPTION_PINNED_WRITE_COMBINED,
+    GST_BUFFER_POOL_OPTION_PINNED_MAPPED,
+    GST_BUFFER_POOL_OPTION_PINNED_HUGE_PAGES,
+    NULL
+  };
+
+  return options;
+}
+
 static gboolean
 gst_pinned_host_buffer_pool_set_config (GstBufferPool * pool,
     GstStructure * config)
 {
   GstPinnedHostBufferPool *self = GST_PINNED_HOST_BUFFER_POOL (pool);
+  GstPinnedHostFlags flags =
+      gst_pinned_host_buffer_pool_config_get_flags (config);
+
+  /* A new kind of memory, a new allocator; set_config happens while the
+   * pool is inactive. */
+  if (flags != gst_pinned_host_allocator_get_flags (GST_PINNED_HOST_ALLOCATOR
+          (self->allocator))) {
+    GST_DEBUG_OBJECT (pool, "page-locked memory with flags 0x%x", flags);
+    gst_object_unref (self->allocator);
+    self->allocator = gst_pinned_host_allocator_new_full (self->context, flags);
+  }
 
   return set_config_with_allocator (pool, config, self->allocator,
       GST_BUFFER_POOL_CLASS (gst_pinned_host_buffer_pool_parent_class));
@@ -149,6 +234,7 @@ gst_pinned_host_buffer_pool_class_init (GstPinnedHostBufferPoolClass * klass)
 
   gobject_class->finalize = gst_pinned_host_buffer_pool_finalize;
 
+  pool_class->get_options = gst_pinned_host_buffer_pool_get_options;
   pool_class->set_config = gst_pinned_host_buffer_pool_set_config;
   pool_class->acquire_buffer = gst_pinned_host_buffer_pool_acquire_buffer;
 }

@@ -619,6 +619,191 @@ GST_START_TEST (test_download_into_pageable)
 
 GST_END_TEST;
 
+static const GstPinnedHostFlags flag_sets[] = {
+  GST_PINNED_HOST_FLAGS_DEFAULT,
+  0,
+  GST_PINNED_HOST_PORTABLE | GST_PINNED_HOST_MAPPED,
+  GST_PINNED_HOST_PORTABLE | GST_PINNED_HOST_WRITE_COMBINED,
+  GST_PINNED_HOST_PORTABLE | GST_PINNED_HOST_HUGE_PAGES,
+  GST_PINNED_HOST_MAPPED | GST_PINNED_HOST_HUGE_PAGES,
+  /* write-combining does not apply to huge pages: dropped */
+  GST_PINNED_HOST_WRITE_COMBINED | GST_PINNED_HOST_HUGE_PAGES,
+};
+
+static guint
+cuda_alloc_flags (GstPinnedHostFlags flags)
+{
+  return ((flags & GST_PINNED_HOST_PORTABLE) ? cudaHostAllocPortable : 0) |
+      ((flags & GST_PINNED_HOST_MAPPED) ? cudaHostAllocMapped : 0) |
+      ((flags & GST_PINNED_HOST_WRITE_COMBINED) ?
+      cudaHostAllocWriteCombined : 0);
+}
+
+/* Each kind of page-locked memory is what it says, zeroed, page-locked,
+ * and copied bit-exact both ways. */
+GST_START_TEST (test_host_flags)
+{
+  GstPinnedHostFlags want = flag_sets[__i__];
+  GstPinnedHostFlags got;
+  PinnedTestDevice d;
+  GstAllocator *allocator;
+  GstVideoInfo info;
+  GstBuffer *host, *dev, *back;
+  GstMapInfo map;
+  struct cudaPointerAttributes attr;
+  guint64 registered = pinned_test_call_count ("cudaHostRegister");
+  guint64 unregistered = pinned_test_call_count ("cudaHostUnregister");
+  guint cuda_flags = 0;
+  gsize i;
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 1281, 721);
+  allocator = gst_pinned_host_allocator_new_full (d.ctx, want);
+  got = gst_pinned_host_allocator_get_flags (GST_PINNED_HOST_ALLOCATOR
+      (allocator));
+  if (want & GST_PINNED_HOST_HUGE_PAGES)
+    want &= ~GST_PINNED_HOST_WRITE_COMBINED;
+  fail_unless_equals_int (got, want);
+
+  host = gst_buffer_new_allocate (allocator, info.size, NULL);
+  fail_unless (host != NULL);
+  fail_unless (gst_buffer_map (host, &map, GST_MAP_READ));
+  for (i = 0; i < map.size && map.data[i] == 0; i++);
+  fail_unless_equals_int (i, map.size);
+  fail_unless (gst_pinned_context_push (d.ctx, NULL));
+  fail_unless_equals_int (cudaPointerGetAttributes (&attr, map.data),
+      cudaSuccess);
+  fail_unless_equals_int (attr.type, cudaMemoryTypeHost);
+  if (want & GST_PINNED_HOST_HUGE_PAGES) {
+    fail_unless_equals_int ((guintptr) map.data % (2 * 1024 * 1024), 0);
+    if (pinned_test_is_fake ())
+      fail_unless_equals_int (pinned_test_call_count ("cudaHostRegister") -
+          registered, 1);
+  } else {
+    fail_unless_equals_int (cudaHostGetFlags (&cuda_flags, map.data),
+        cudaSuccess);
+    fail_unless_equals_int (cuda_flags & ~cudaHostAllocMapped,
+        cuda_alloc_flags (want) & ~cudaHostAllocMapped);
+    if (want & GST_PINNED_HOST_MAPPED)
+      fail_unless (cuda_flags & cudaHostAllocMapped);
+  }
+  gst_pinned_context_pop (d.ctx);
+  gst_buffer_unmap (host, &map);
+
+  pinned_test_fill_frame (host, &info, 77 + __i__);
+  dev = gst_buffer_new_allocate (d.device, info.size, NULL);
+  back = gst_buffer_new_allocate (allocator, info.size, NULL);
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, host, dev,
+          NULL));
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, dev, back,
+          NULL));
+  fail_unless (pinned_test_frames_equal (host, back, &info));
+
+  gst_buffer_unref (back);
+  gst_buffer_unref (dev);
+  gst_buffer_unref (host);
+  gst_object_unref (allocator);
+  /* Huge pages are unregistered when freed (at the latest with their
+   * allocator, which keeps a few freed buffers for reuse). */
+  if (pinned_test_is_fake () && (want & GST_PINNED_HOST_HUGE_PAGES))
+    fail_unless_equals_int (pinned_test_call_count ("cudaHostUnregister") -
+        unregistered, 2);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
+/* The element properties reach the pool offered upstream, and frames
+ * arrive bit-exact. */
+GST_START_TEST (test_element_flags)
+{
+  static const gchar *props[] = {
+    "", "portable=false", "mapped=true", "write-combined=true",
+    "huge-pages=true",
+  };
+  static const GstPinnedHostFlags expect[] = {
+    GST_PINNED_HOST_PORTABLE, 0,
+    GST_PINNED_HOST_PORTABLE | GST_PINNED_HOST_MAPPED,
+    GST_PINNED_HOST_PORTABLE | GST_PINNED_HOST_WRITE_COMBINED,
+    GST_PINNED_HOST_PORTABLE | GST_PINNED_HOST_HUGE_PAGES,
+  };
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *in, *ref, *out;
+  GstMemory *mem;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 1279, 719);
+  h = new_pair ("auto", props[__i__], &info);
+  for (i = 0; i < 3; i++) {
+    in = gst_harness_create_buffer (h, info.size);
+    mem = gst_buffer_peek_memory (in, 0);
+    fail_unless (gst_is_pinned_host_memory (mem));
+    fail_unless_equals_int (gst_pinned_host_allocator_get_flags
+        (GST_PINNED_HOST_ALLOCATOR (mem->allocator)), expect[__i__]);
+    pinned_test_fill_frame (in, &info, 300 + i);
+    ref = gst_buffer_copy_deep (in);
+    out = gst_harness_push_and_pull (h, in);
+    fail_unless (pinned_test_frames_equal (ref, out, &info), "%s",
+        props[__i__]);
+    gst_buffer_unref (ref);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A copy of page-locked memory (a decoder making its output writable)
+ * reuses freed page-locked memory instead of page-locking a new one per
+ * frame; memory reused for a plain allocation reads as zero. */
+GST_START_TEST (test_copies_reuse_memory)
+{
+  PinnedTestDevice d;
+  GstMemory *mem, *copy;
+  GstMapInfo map;
+  guint64 allocs;
+  guint i;
+  gsize k;
+
+  pinned_test_device_init (&d);
+  mem = gst_allocator_alloc (d.host, 1 << 20, NULL);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  for (k = 0; k < map.size; k++)
+    map.data[k] = k * 7 + 1;
+  gst_memory_unmap (mem, &map);
+
+  allocs = pinned_test_call_count ("cudaHostAlloc");
+  for (i = 0; i < 5; i++) {
+    copy = gst_memory_copy (mem, 0, -1);
+    fail_unless (gst_is_pinned_host_memory (copy));
+    fail_unless (gst_memory_map (copy, &map, GST_MAP_READ));
+    for (k = 0; k < map.size && map.data[k] == (guint8) (k * 7 + 1); k++);
+    fail_unless_equals_int (k, map.size);
+    gst_memory_unmap (copy, &map);
+    gst_memory_unref (copy);
+  }
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc") - allocs,
+        1);
+
+  /* The freed copy comes back for a plain allocation: cleared. */
+  copy = gst_allocator_alloc (d.host, 1 << 20, NULL);
+  fail_unless (gst_memory_map (copy, &map, GST_MAP_READ));
+  for (k = 0; k < map.size && map.data[k] == 0; k++);
+  fail_unless_equals_int (k, map.size);
+  gst_memory_unmap (copy, &map);
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc") - allocs,
+        1);
+
+  gst_memory_unref (copy);
+  gst_memory_unref (mem);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 static Suite *
 pageable_suite (void)
 {
@@ -635,6 +820,9 @@ pageable_suite (void)
   tcase_add_test (tc, test_staging_threads_joined);
   tcase_add_loop_test (tc, test_changing_buffers, 0, 2);
   tcase_add_test (tc, test_download_into_pageable);
+  tcase_add_loop_test (tc, test_host_flags, 0, G_N_ELEMENTS (flag_sets));
+  tcase_add_loop_test (tc, test_element_flags, 0, 5);
+  tcase_add_test (tc, test_copies_reuse_memory);
 
   return s;
 }
