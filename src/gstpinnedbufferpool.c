@@ -370,3 +370,82 @@ gst_pinned_buffer_pool_take_error (GstBufferPool * pool, GError ** error)
   return allocator != NULL &&
       gst_pinned_allocator_take_error (GST_PINNED_ALLOCATOR (allocator), error);
 }
+
+/**
+ * gst_pinned_host_buffer_pool_from_peer:
+ * @pad: a source pad whose peer uploads with gst-pinned (an appsrc's
+ *   source pad linked to a pinnedupload, say)
+ * @caps: the caps of the frames
+ * @min_buffers: at least this many buffers (0: as many as offered)
+ *
+ * For an application that makes its own frames: asks @pad's peer for the
+ * page-locked pool it offers (an ALLOCATION query), configures it for
+ * @caps with %GST_BUFFER_POOL_OPTION_VIDEO_META and activates it. Frames
+ * written into its buffers and pushed are copied at the link's rate, and
+ * the pool hands a buffer out again only once its copy is done, so the
+ * application never overwrites a frame still being copied.
+ *
+ * |[<!-- language="C" -->
+ *   pool = gst_pinned_host_buffer_pool_from_peer (appsrc_pad, caps, 4);
+ *   gst_buffer_pool_acquire_buffer (pool, &buf, NULL);
+ *   gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE);
+ *   ... write the frame ...
+ *   gst_video_frame_unmap (&frame);
+ *   gst_app_src_push_buffer (appsrc, buf);
+ * ]|
+ *
+ * Returns: (transfer full) (nullable): the active pool, or %NULL when the
+ *   peer offers no page-locked pool
+ *
+ * Since: 0.1
+ */
+GstBufferPool *
+gst_pinned_host_buffer_pool_from_peer (GstPad * pad, GstCaps * caps,
+    guint min_buffers)
+{
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstQuery *query;
+  guint i, size = 0, min = 0, max = 0;
+
+  g_return_val_if_fail (GST_IS_PAD (pad), NULL);
+  g_return_val_if_fail (GST_IS_CAPS (caps), NULL);
+
+  ensure_debug_category ();
+
+  query = gst_query_new_allocation (caps, TRUE);
+  if (!gst_pad_peer_query (pad, query)) {
+    GST_DEBUG_OBJECT (pad, "peer did not answer the allocation query");
+    gst_query_unref (query);
+    return NULL;
+  }
+
+  for (i = 0; i < gst_query_get_n_allocation_pools (query) && !pool; i++) {
+    GstBufferPool *p = NULL;
+
+    gst_query_parse_nth_allocation_pool (query, i, &p, &size, &min, &max);
+    if (p && GST_IS_PINNED_HOST_BUFFER_POOL (p))
+      pool = p;
+    else
+      gst_clear_object (&p);
+  }
+  gst_query_unref (query);
+  if (pool == NULL) {
+    GST_DEBUG_OBJECT (pad, "peer offers no page-locked pool");
+    return NULL;
+  }
+
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, MAX (min,
+          min_buffers), max ? MAX (max, min_buffers) : 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !gst_buffer_pool_set_active (pool, TRUE)) {
+    GST_WARNING_OBJECT (pad, "cannot configure or activate %" GST_PTR_FORMAT,
+        pool);
+    gst_object_unref (pool);
+    return NULL;
+  }
+
+  return pool;
+}

@@ -69,6 +69,11 @@ GST_PINNED_API
 GstBufferPool * gst_pinned_device_buffer_pool_new (GstPinnedContext * context);
 
 GST_PINNED_API
+GstBufferPool * gst_pinned_host_buffer_pool_from_peer (GstPad * pad,
+                                                       GstCaps * caps,
+                                                       guint min_buffers);
+
+GST_PINNED_API
 GstPinnedContext * gst_pinned_buffer_pool_get_context (GstBufferPool * pool);
 
 GST_PINNED_API
