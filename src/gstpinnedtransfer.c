@@ -68,6 +68,8 @@ typedef struct
   /* Page-locked memory without fences: CUDA copies it asynchronously, and
    * nothing tells its owner when. */
   gboolean unfenced;
+  /* Host memory that is not ours (pageable or not). */
+  gboolean foreign;
   gint offset[GST_VIDEO_MAX_PLANES];
   gint stride[GST_VIDEO_MAX_PLANES];
 } Side;
@@ -100,16 +102,15 @@ side_map (Transfer * t, Side * side, GstBuffer * buffer, GstMapFlags access,
 {
   const GstVideoInfo *info = t->info;
   GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
-  GstPinnedHostRegistry *registry = t->pageable ?
-      gst_pinned_pageable_get_registry (t->pageable) : NULL;
-  GstPinnedRegisterPolicy policy = t->pageable ?
-      gst_pinned_pageable_get_policy (t->pageable) : GST_PINNED_REGISTER_NEVER;
+  GstPinnedHostRegistry *registry = NULL;
+  GstPinnedRegisterPolicy policy = GST_PINNED_REGISTER_NEVER;
   gsize start = 0;
   guint i, n, p;
 
   side->buffer = buffer;
   side->n_mem = 0;
   side->unfenced = FALSE;
+  side->foreign = FALSE;
 
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     side->offset[p] = meta ? meta->offset[p] : info->offset[p];
@@ -144,8 +145,13 @@ side_map (Transfer * t, Side * side, GstBuffer * buffer, GstMapFlags access,
           KIND_PINNED;
       continue;
     }
+    side->foreign = TRUE;
 
     /* Asked once in the memory's life, not per frame. */
+    if (t->pageable && registry == NULL) {
+      registry = gst_pinned_pageable_get_registry (t->pageable);
+      policy = gst_pinned_pageable_get_policy (t->pageable);
+    }
     switch (gst_pinned_host_registry_classify (registry, mem,
             side->map[i].data, side->map[i].size, policy, &side->locked[i],
             &side->locked_size[i])) {
@@ -553,7 +559,8 @@ gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
 {
   GstPinnedContext *context;
   GstPinnedFence *fence = NULL;
-  Transfer t = { 0, };
+  /* Not cleared as a whole: the sides' maps are big, and filled as used. */
+  Transfer t;
   gboolean ok, whole;
 
   g_return_val_if_fail (stream != NULL, FALSE);
@@ -565,12 +572,13 @@ gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
 
   ensure_debug_category ();
 
+  t.stager = NULL;
   t.stream = stream;
   t.handle = gst_pinned_stream_get_cuda_stream (stream);
   t.info = info;
   t.pageable = pageable;
-  t.mode = pageable ? gst_pinned_pageable_get_mode (pageable) :
-      GST_PINNED_PAGEABLE_DIRECT;
+  /* The mode matters only for host memory that is not ours. */
+  t.mode = GST_PINNED_PAGEABLE_DIRECT;
 
   context = gst_pinned_stream_get_context (stream);
   if (!gst_pinned_context_push (context, error))
@@ -594,8 +602,10 @@ gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
       gst_pinned_buffer_sync_stream (dst, stream, GST_MAP_WRITE, error);
 
   whole = same_layout (info, &t.in, &t.out);
-  if (ok)
+  if (ok && pageable && (t.in.foreign || t.out.foreign)) {
+    t.mode = gst_pinned_pageable_get_mode (pageable);
     ok = reserve_staging (&t, !whole, error);
+  }
 
   if (ok && whole)
     ok = copy_whole (&t, error);
@@ -618,8 +628,10 @@ gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
       ok = gst_pinned_pageable_hold (pageable, src, fence, error);
     }
     gst_pinned_fence_unref (fence);
-    count_side (&t, &t.in);
-    count_side (&t, &t.out);
+    if (t.in.foreign)
+      count_side (&t, &t.in);
+    if (t.out.foreign)
+      count_side (&t, &t.out);
   }
 
   side_unmap (&t.out);

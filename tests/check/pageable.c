@@ -804,6 +804,82 @@ GST_START_TEST (test_copies_reuse_memory)
 
 GST_END_TEST;
 
+/* The per-frame path of the pair, from the offered pool: one copy per
+ * element, one cross-stream wait (the download on the upload's copy; the
+ * upload's wait on the download of the device buffer's last use is known
+ * done), no event made, nothing asked about memory. Fake only: counts. */
+GST_START_TEST (test_pair_calls_per_frame)
+{
+  static const gchar *calls[] = {
+    "cudaMemcpyAsync", "cudaStreamWaitEvent", "cudaEventRecord",
+    "cudaEventCreateWithFlags", "cudaPointerGetAttributes",
+    "cudaHostRegister", "cudaMemcpy2DAsync",
+  };
+  guint64 before[G_N_ELEMENTS (calls)];
+  GstVideoInfo info;
+  GstHarness *h;
+  guint i, k, n = 20;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 640, 360);
+  h = new_pair ("auto", NULL, &info);
+  for (i = 0; i < 2 * n; i++) {
+    GstBuffer *out;
+
+    if (i == n) {
+      for (k = 0; k < G_N_ELEMENTS (calls); k++)
+        before[k] = pinned_test_call_count (calls[k]);
+    }
+    out = gst_harness_push_and_pull (h, gst_harness_create_buffer (h,
+            info.size));
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_int (pinned_test_call_count ("cudaMemcpyAsync") -
+      before[0], 2 * n);
+  fail_unless_equals_int (pinned_test_call_count ("cudaStreamWaitEvent") -
+      before[1], n);
+  fail_unless_equals_int (pinned_test_call_count ("cudaEventRecord") -
+      before[2], 2 * n);
+  for (k = 3; k < G_N_ELEMENTS (calls); k++)
+    fail_unless_equals_int (pinned_test_call_count (calls[k]) - before[k], 0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A recycling pageable source's memories are asked about once each, not
+ * once per frame. */
+GST_START_TEST (test_memory_asked_once)
+{
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBufferPool *pool;
+  guint64 asked;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 640, 360);
+  h = new_pair ("stage", NULL, &info);
+  pool = new_sysmem_pool (&info, 3, 0);
+  asked = pinned_test_call_count ("cudaPointerGetAttributes");
+  for (i = 0; i < 12; i++) {
+    GstBuffer *out = gst_harness_push_and_pull (h,
+        make_input (SOURCE_RECYCLED, &info, pool, i));
+
+    gst_buffer_unref (out);
+  }
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_call_count
+        ("cudaPointerGetAttributes") - asked, 3);
+  fail_unless_equals_int (stat (h, "staged"), 12);
+  gst_harness_teardown (h);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+}
+
+GST_END_TEST;
+
 static Suite *
 pageable_suite (void)
 {
@@ -823,6 +899,8 @@ pageable_suite (void)
   tcase_add_loop_test (tc, test_host_flags, 0, G_N_ELEMENTS (flag_sets));
   tcase_add_loop_test (tc, test_element_flags, 0, 5);
   tcase_add_test (tc, test_copies_reuse_memory);
+  tcase_add_test (tc, test_pair_calls_per_frame);
+  tcase_add_test (tc, test_memory_asked_once);
 
   return s;
 }
