@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <gst/video/video.h>
 #include <gst/pinned/pinned.h>
@@ -339,6 +340,100 @@ bench_extras_anatomy (gsize size, guint row_bytes)
 }
 
 /* ----------------------------------------------------------------------- */
+/* What one runtime call costs the calling thread */
+
+static gdouble
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+gboolean
+bench_extras_api_costs (void)
+{
+  const guint n = 20000;
+  GstPinnedContext *ctx = gst_pinned_context_new (0, NULL);
+  cudaStream_t s1, s2;
+  cudaEvent_t ev, done;
+  guint8 *host, *dev;
+  struct cudaPointerAttributes attr;
+  gdouble t0, c[10];
+  gint device;
+  guint i;
+
+  init_debug ();
+  gst_pinned_context_push (ctx, NULL);
+  CHECK (cudaStreamCreateWithFlags (&s1, cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&s2, cudaStreamNonBlocking));
+  CHECK (cudaEventCreateWithFlags (&ev, cudaEventDisableTiming |
+          cudaEventBlockingSync));
+  CHECK (cudaEventCreateWithFlags (&done, cudaEventDisableTiming |
+          cudaEventBlockingSync));
+  CHECK (cudaHostAlloc ((void **) &host, 1 << 20, cudaHostAllocPortable));
+  CHECK (cudaMalloc ((void **) &dev, 1 << 20));
+  CHECK (cudaEventRecord (done, s2));
+  CHECK (cudaEventSynchronize (done));
+
+#define MEASURE(k, call) G_STMT_START {                                   \
+    t0 = thread_cpu_us ();                                                \
+    for (i = 0; i < n; i++)                                               \
+      call;                                                               \
+    c[k] = (thread_cpu_us () - t0) / n;                                   \
+    CHECK (cudaStreamSynchronize (s1));                                   \
+  } G_STMT_END
+
+  MEASURE (0, CHECK (cudaGetDevice (&device)));
+  MEASURE (1, CHECK (cudaSetDevice (device)));
+  MEASURE (2, CHECK (cudaEventRecord (ev, s1)));
+  MEASURE (3, CHECK (cudaStreamWaitEvent (s1, done, 0)));
+  MEASURE (4, CHECK (cudaEventQuery (done)));
+  MEASURE (5, CHECK (cudaMemcpyAsync (dev, host, 4096,
+              cudaMemcpyHostToDevice, s1)));
+  MEASURE (6, CHECK (cudaPointerGetAttributes (&attr, host)));
+  /* A copy, its fence, a wait for it on another stream and a query: one
+   * element's frame. */
+  MEASURE (7, G_STMT_START {
+        CHECK (cudaMemcpyAsync (dev, host, 4096, cudaMemcpyHostToDevice, s1));
+        CHECK (cudaEventRecord (ev, s1));
+        CHECK (cudaStreamWaitEvent (s2, ev, 0));
+      } G_STMT_END);
+  /* A host wait that sleeps (blocking sync) on a copy just enqueued. */
+  t0 = thread_cpu_us ();
+  for (i = 0; i < n / 20; i++) {
+    CHECK (cudaMemcpyAsync (dev, host, 4096, cudaMemcpyHostToDevice, s1));
+    CHECK (cudaEventRecord (ev, s1));
+    CHECK (cudaEventSynchronize (ev));
+  }
+  c[8] = (thread_cpu_us () - t0) / (n / 20) - c[5] - c[2];
+#undef MEASURE
+
+  g_print ("CPU time of the calling thread per runtime call (us):\n");
+  g_print ("  cudaGetDevice %.3f, cudaSetDevice (same) %.3f, "
+      "cudaEventRecord %.3f, cudaStreamWaitEvent (done) %.3f, "
+      "cudaEventQuery (done) %.3f\n", c[0], c[1], c[2], c[3], c[4]);
+  g_print ("  cudaMemcpyAsync 4 KiB page-locked %.3f, "
+      "cudaPointerGetAttributes %.3f, copy + record + wait on another "
+      "stream %.3f, cudaEventSynchronize on a copy (sleeping) %.3f\n",
+      c[5], c[6], c[7], c[8]);
+  g_print ("  the pair's calls per frame (2 copies, 2 records, 1 stream "
+      "wait, 1 query, 4 cudaGetDevice): %.1f us\n",
+      2 * c[5] + 2 * c[2] + c[3] + c[4] + 4 * c[0]);
+
+  CHECK (cudaFree (dev));
+  CHECK (cudaFreeHost (host));
+  CHECK (cudaEventDestroy (ev));
+  CHECK (cudaEventDestroy (done));
+  CHECK (cudaStreamDestroy (s1));
+  CHECK (cudaStreamDestroy (s2));
+  gst_pinned_context_pop (ctx);
+  gst_object_unref (ctx);
+  return TRUE;
+}
+
+/* ----------------------------------------------------------------------- */
 /* Mapped memory: read in place or copy first */
 
 gboolean
@@ -664,6 +759,83 @@ copy_us (gsize size)
   return ms * 1e3 / n;
 }
 
+/* Runs @launch to its end: an element named el is timed from its sink to
+ * its source pad, the sink named sink counts frames. */
+gboolean
+bench_extras_pipeline (const gchar * launch, BenchPipelineResult * r)
+{
+  GstElement *pipeline, *el;
+  GstMessage *msg;
+  GstBus *bus;
+  GError *error = NULL;
+  Probe p = { 0, };
+  gdouble cpu0, wall0;
+  gboolean ok;
+
+  init_debug ();
+  memset (r, 0, sizeof (*r));
+  pipeline = gst_parse_launch (launch, &error);
+  if (pipeline == NULL) {
+    g_print ("cannot build %s: %s\n", launch, error->message);
+    g_clear_error (&error);
+    return FALSE;
+  }
+  g_mutex_init (&p.lock);
+  g_queue_init (&p.entered);
+  p.inside = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  p.arrivals = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  add_probe (pipeline, "el", "sink", enter_probe, &p);
+  add_probe (pipeline, "el", "src", leave_probe, &p);
+  add_probe (pipeline, "sink", "sink", sink_probe, &p);
+
+  cpu0 = cpu_seconds ();
+  wall0 = now_ms ();
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 240 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  r->cores = (cpu_seconds () - cpu0) / ((now_ms () - wall0) / 1e3);
+  ok = msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    gchar *debug = NULL;
+
+    gst_message_parse_error (msg, &error, &debug);
+    g_print ("error: %s (%s)\n", error->message, debug);
+    g_clear_error (&error);
+    g_free (debug);
+  }
+  gst_clear_message (&msg);
+
+  /* What the upload did with its input, before it stops. */
+  el = gst_bin_get_by_name (GST_BIN (pipeline), "el");
+  if (el && g_object_class_find_property (G_OBJECT_GET_CLASS (el),
+          "pageable-stats"))
+    g_object_get (el, "pageable-stats", &r->stats, NULL);
+  gst_clear_object (&el);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+
+  r->frames = p.arrivals->len;
+  if (r->frames > 12) {
+    gdouble *a = (gdouble *) p.arrivals->data;
+
+    r->period_ms = (a[r->frames - 1] - a[9]) / (r->frames - 10);
+  }
+  if (p.inside->len > 10)
+    r->inside_us = median_of ((gdouble *) p.inside->data + 9,
+        p.inside->len - 9);
+  r->frame_size = p.frame_size;
+
+  g_array_unref (p.inside);
+  g_array_unref (p.arrivals);
+  g_queue_clear_full (&p.entered, g_free);
+  g_mutex_clear (&p.lock);
+
+  return ok;
+}
+
 gboolean
 bench_extras_decoder (const gchar * clip)
 {
@@ -679,8 +851,7 @@ bench_extras_decoder (const gchar * clip)
     {"cudaupload", "cudaupload name=el ! video/x-raw(memory:CUDAMemory) ! ",
         TRUE},
   };
-  gdouble period[G_N_ELEMENTS (variants)];
-  gdouble copy = 0;
+  gdouble period0 = 0, copy = 0;
   gboolean have_nvcodec = gst_registry_check_feature_version
       (gst_registry_get (), "cudaupload", 1, 0, 0);
   guint v;
@@ -700,15 +871,9 @@ bench_extras_decoder (const gchar * clip)
   g_print ("decoder-openh264, %s (steady state: from the 10th frame on):\n",
       clip);
   for (v = 0; v < G_N_ELEMENTS (variants); v++) {
+    BenchPipelineResult r;
     gchar *launch;
-    GstElement *pipeline;
-    GstMessage *msg;
-    GstBus *bus;
-    Probe p = { 0, };
-    gdouble cpu0, wall0, inside = 0, cores;
-    guint n;
 
-    period[v] = 0;
     if (variants[v].nvcodec && !have_nvcodec) {
       g_print ("  %-26s (no nvcodec)\n", variants[v].name);
       continue;
@@ -716,54 +881,28 @@ bench_extras_decoder (const gchar * clip)
     launch = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
         "openh264dec ! %sfakesink name=sink sync=false", clip,
         variants[v].tail);
-    pipeline = gst_parse_launch (launch, NULL);
-    g_free (launch);
-    if (pipeline == NULL)
-      continue;
-    g_mutex_init (&p.lock);
-    g_queue_init (&p.entered);
-    p.inside = g_array_new (FALSE, FALSE, sizeof (gdouble));
-    p.arrivals = g_array_new (FALSE, FALSE, sizeof (gdouble));
-    add_probe (pipeline, "el", "sink", enter_probe, &p);
-    add_probe (pipeline, "el", "src", leave_probe, &p);
-    add_probe (pipeline, "sink", "sink", sink_probe, &p);
-
-    cpu0 = cpu_seconds ();
-    wall0 = now_ms ();
-    bus = gst_element_get_bus (pipeline);
-    gst_element_set_state (pipeline, GST_STATE_PLAYING);
-    msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-    cores = (cpu_seconds () - cpu0) / ((now_ms () - wall0) / 1e3);
-    if (msg == NULL || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_EOS)
+    if (!bench_extras_pipeline (launch, &r))
       g_print ("  %-26s did not finish\n", variants[v].name);
-    gst_clear_message (&msg);
-    gst_element_set_state (pipeline, GST_STATE_NULL);
-    gst_object_unref (bus);
-    gst_object_unref (pipeline);
-
-    n = p.arrivals->len;
-    if (n > 12) {
-      gdouble *a = (gdouble *) p.arrivals->data;
-
-      period[v] = (a[n - 1] - a[9]) / (n - 10);
-    }
-    if (p.inside->len > 10)
-      inside = median_of ((gdouble *) p.inside->data + 9, p.inside->len - 9);
-    if (copy == 0 && p.frame_size)
-      copy = copy_us (p.frame_size);
+    g_free (launch);
+    if (v == 0)
+      period0 = r.period_ms;
+    if (copy == 0 && r.frame_size)
+      copy = copy_us (r.frame_size);
     g_print ("  %-26s %u frames, %.2f ms/frame (+%.2f over the decoder "
         "alone), in the element %.0f us/frame median, %.2f cores\n",
-        variants[v].name, n, period[v], v ? period[v] - period[0] : 0, inside,
-        cores);
+        variants[v].name, r.frames, r.period_ms, v ? r.period_ms - period0 :
+        0, r.inside_us, r.cores);
     if (v > 0 && copy > 0)
       g_print ("  %-26s in the element = %.2f x one page-locked copy of the "
-          "frame (%.0f us at the link's rate now)\n", "", inside / copy, copy);
+          "frame (%.0f us at the link's rate now)\n", "", r.inside_us / copy,
+          copy);
+    if (r.stats) {
+      gchar *str = gst_structure_to_string (r.stats);
 
-    g_array_unref (p.inside);
-    g_array_unref (p.arrivals);
-    g_queue_clear_full (&p.entered, g_free);
-    g_mutex_clear (&p.lock);
+      g_print ("  %-26s %s\n", "", str);
+      g_free (str);
+      gst_structure_free (r.stats);
+    }
   }
 
   return TRUE;

@@ -22,6 +22,10 @@ G_BEGIN_DECLS
  * by hand and through the library with several thread counts. */
 gboolean bench_extras_anatomy    (gsize size, guint row_bytes);
 
+/* CPU time of one call of each CUDA runtime call the per-frame path makes,
+ * and their sum for one frame of upload ! download. */
+gboolean bench_extras_api_costs  (void);
+
 /* A kernel that reads a frame: from device memory after a copy, or in
  * place from mapped page-locked memory (zero copy). */
 gboolean bench_extras_mapped     (void);
@@ -29,6 +33,21 @@ gboolean bench_extras_mapped     (void);
 /* The copy limit rotating over @n buffers each way, page-locked by
  * cudaHostAlloc() and backed by huge pages. */
 gboolean bench_extras_hugepages  (gsize size, guint n);
+
+typedef struct
+{
+  guint frames;
+  gdouble period_ms;            /* per frame, from the 10th on */
+  gdouble inside_us;            /* median time in the element named el */
+  gdouble cores;
+  gsize frame_size;
+  GstStructure *stats;          /* el's pageable-stats, if it has them */
+} BenchPipelineResult;
+
+/* Runs a launch line to its end; the element named el is timed, the sink
+ * named sink counts. */
+gboolean bench_extras_pipeline   (const gchar * launch,
+                                  BenchPipelineResult * result);
 
 /* A CPU decoder feeding pinnedupload (and cudaupload): the time the upload
  * adds per frame against one page-locked copy of the frame. */
