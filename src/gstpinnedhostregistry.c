@@ -175,6 +175,13 @@ try_register (GstPinnedHostRegistry * registry, GstMemory * root, guint8 * base)
     return NULL;
   size = last - first;
 
+  /* The memory of a file descriptor (dmabuf) is mapped only while it is
+   * mapped: a registration would outlive the mapping. */
+  if (root->allocator && root->allocator->mem_type &&
+      (g_str_equal (root->allocator->mem_type, "dmabuf") ||
+          g_str_equal (root->allocator->mem_type, "fd")))
+    return NULL;
+
   if (registry->bytes + size > registry->max_bytes) {
     GST_DEBUG ("not registering %" G_GSIZE_FORMAT " bytes: %" G_GSIZE_FORMAT
         " of at most %" G_GSIZE_FORMAT " registered", size, registry->bytes,

@@ -882,6 +882,135 @@ GST_START_TEST (test_memory_asked_once)
 
 GST_END_TEST;
 
+/* Registration stops at the byte bound; what does not fit is staged. */
+GST_START_TEST (test_register_limit)
+{
+  PinnedTestDevice d;
+  GstPinnedPageable *pageable;
+  GstVideoInfo info;
+  GstBuffer *src[3], *dst;
+  guint i, k;
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 1024, 512);
+  pageable = gst_pinned_pageable_new (d.ctx);
+  gst_pinned_pageable_set_mode (pageable, GST_PINNED_PAGEABLE_REGISTER);
+  gst_pinned_pageable_set_register_limit (pageable, info.size * 3 / 2);
+  dst = gst_buffer_new_allocate (d.device, info.size, NULL);
+
+  for (i = 0; i < 3; i++) {
+    src[i] = gst_buffer_new_allocate (NULL, info.size, NULL);
+    pinned_test_fill_frame (src[i], &info, 70 + i);
+  }
+  for (k = 0; k < 2; k++) {
+    for (i = 0; i < 3; i++) {
+      GstBuffer *back = gst_buffer_new_allocate (d.host, info.size, NULL);
+
+      fail_unless (gst_pinned_transfer_video_frame_full (d.stream, &info,
+              src[i], dst, pageable, NULL));
+      fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, dst,
+              back, NULL));
+      fail_unless (pinned_test_frames_equal (src[i], back, &info));
+      gst_buffer_unref (back);
+    }
+  }
+  fail_unless (gst_pinned_pageable_get_registered_bytes (pageable) <=
+      info.size * 3 / 2);
+  fail_unless (gst_pinned_pageable_get_registered_bytes (pageable) > 0);
+  fail_unless_equals_int (gst_pinned_pageable_get_count (pageable,
+          GST_PINNED_PATH_REGISTERED), 2);
+  fail_unless_equals_int (gst_pinned_pageable_get_count (pageable,
+          GST_PINNED_PATH_STAGED), 4);
+
+  for (i = 0; i < 3; i++)
+    gst_buffer_unref (src[i]);
+  gst_buffer_unref (dst);
+  fail_unless (gst_pinned_pageable_flush (pageable, NULL));
+  fail_unless_equals_int (gst_pinned_pageable_get_registered_bytes
+      (pageable), 0);
+  gst_object_unref (pageable);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
+/* A registered buffer of no pool (an application's own, pushed again) is
+ * not kept: the transfer returns once its copy is done, so its owner may
+ * write it at once. */
+GST_START_TEST (test_unpooled_registered_not_kept)
+{
+  PinnedTestDevice d;
+  GstPinnedPageable *pageable;
+  GstVideoInfo info;
+  GstBuffer *src, *dst, *back;
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 1024, 512);
+  pageable = gst_pinned_pageable_new (d.ctx);
+  gst_pinned_pageable_set_mode (pageable, GST_PINNED_PAGEABLE_REGISTER);
+  src = gst_buffer_new_allocate (NULL, info.size, NULL);
+  dst = gst_buffer_new_allocate (d.device, info.size, NULL);
+  back = gst_buffer_new_allocate (d.host, info.size, NULL);
+
+  pinned_test_fill_bytes (src, 0x33);
+  pinned_test_delay_stream (d.stream, DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame_full (d.stream, &info, src,
+          dst, pageable, NULL));
+  fail_unless_equals_int (gst_pinned_pageable_get_count (pageable,
+          GST_PINNED_PATH_REGISTERED), 1);
+  fail_unless_equals_int (gst_pinned_pageable_get_n_held (pageable), 0);
+  /* The owner writes its buffer again right away. */
+  pinned_test_fill_bytes (src, 0x44);
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, dst, back,
+          NULL));
+  fail_unless (pinned_test_all_bytes (back, 0x33),
+      "the copy read the owner's next frame");
+
+  gst_buffer_unref (back);
+  gst_buffer_unref (dst);
+  gst_buffer_unref (src);
+  gst_object_unref (pageable);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
+/* A source with a pool of two buffers gets one back for every frame, even
+ * while copies are held back: the upload keeps none of them across
+ * frames. */
+GST_START_TEST (test_small_pool_not_starved)
+{
+  GstBufferPoolAcquireParams params = {.flags =
+        GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT
+  };
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBufferPool *pool;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 1024, 512);
+  h = new_pair ("register", NULL, &info);
+  pool = new_sysmem_pool (&info, 2, 0);
+  for (i = 0; i < 6; i++) {
+    GstBuffer *in = NULL, *out;
+
+    if (i > 0)
+      pinned_test_delay_stream (upload_stream (h), 30);
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &in,
+            &params), GST_FLOW_OK);
+    pinned_test_fill_frame (in, &info, 800 + i);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    gst_buffer_unref (out);
+  }
+  fail_unless (stat (h, "registered") > 0);
+  gst_harness_teardown (h);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+}
+
+GST_END_TEST;
+
 static Suite *
 pageable_suite (void)
 {
@@ -903,6 +1032,9 @@ pageable_suite (void)
   tcase_add_test (tc, test_copies_reuse_memory);
   tcase_add_test (tc, test_pair_calls_per_frame);
   tcase_add_test (tc, test_memory_asked_once);
+  tcase_add_test (tc, test_register_limit);
+  tcase_add_test (tc, test_unpooled_registered_not_kept);
+  tcase_add_test (tc, test_small_pool_not_starved);
 
   return s;
 }
