@@ -33,6 +33,13 @@
  * buffer is held until its copy is done, so that its pool does not hand it
  * out to the decoder again before. Caps prefer CUDA memory, then
  * gst-pinned's device memory, then system memory.
+ * pinneddownload outputs from its own page-locked pool, except where
+ * downstream proposes a pool of memory of its own (a sink's shared or
+ * device memory, not a plain system-memory pool), or where
+ * #GstPinnedDownload:pageable-mode names a way: then it copies into
+ * downstream's buffers, registering those that come back and staging the
+ * others out on #GstPinnedDownload:copy-threads threads; frames are then
+ * complete when pushed, so the host waits for each copy.
  *
  * ## Example launch lines
  * |[
@@ -46,6 +53,8 @@
  * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! pinneddownload ! videoconvert ! autovideosink
  * ]| Decodes on the GPU and downloads the frames from nvh264dec's CUDA
  * memory into page-locked buffers.
+ * gst-launch-1.0 videotestsrc ! pinnedupload ! pinneddownload pageable-mode=stage copy-threads=8 ! videoconvert ! xvimagesink
+ * ]| Into the buffers videoconvert proposes, staged out on eight threads.
  *
  * Since: 0.1
  */
@@ -65,6 +74,25 @@
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_download_debug);
 #define GST_CAT_DEFAULT gst_pinned_download_debug
 
+#define DEFAULT_PAGEABLE_MODE GST_PINNED_PAGEABLE_AUTO
+#define DEFAULT_COPY_THREADS 0
+#define DEFAULT_PORTABLE TRUE
+#define DEFAULT_MAPPED FALSE
+#define DEFAULT_HUGE_PAGES FALSE
+
+enum
+{
+  PROP_0,
+  PROP_PAGEABLE_MODE,
+  PROP_COPY_THREADS,
+  PROP_PORTABLE,
+  PROP_MAPPED,
+  PROP_HUGE_PAGES,
+  PROP_LAST
+};
+
+static GParamSpec *properties[PROP_LAST];
+
 struct _GstPinnedDownload
 {
   GstPinnedBaseTransform parent;
@@ -73,6 +101,11 @@ struct _GstPinnedDownload
    * and the allocator of the views. */
   GstPinnedWindow *held;
   GstAllocator *view_allocator;
+  GstPinnedPageableMode pageable_mode;
+  guint copy_threads;
+  GstPinnedHostFlags host_flags;
+  /* Made with the first frame when downstream's pool is used. */
+  GstPinnedPageable *pageable;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -142,6 +175,27 @@ gst_pinned_download_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* A plain system-memory pool is no better than ours; a pool of its own
+ * kind (shared memory of a display, a device's buffers) saves downstream
+ * a copy of its own. */
+static gboolean
+use_downstream_pool (GstPinnedDownload * self, GstBufferPool * pool)
+{
+  GstPinnedPageableMode mode;
+  GType type = G_OBJECT_TYPE (pool);
+
+  if (GST_IS_PINNED_HOST_BUFFER_POOL (pool))
+    return FALSE;
+
+  GST_OBJECT_LOCK (self);
+  mode = self->pageable_mode;
+  GST_OBJECT_UNLOCK (self);
+
+  if (mode != GST_PINNED_PAGEABLE_AUTO)
+    return TRUE;
+  return type != GST_TYPE_BUFFER_POOL && type != GST_TYPE_VIDEO_BUFFER_POOL;
+}
+
 static gboolean
 gst_pinned_download_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
@@ -163,15 +217,28 @@ gst_pinned_download_decide_allocation (GstBaseTransform * trans,
   pool_size = gst_pinned_base_transform_get_pool_size
       (GST_PINNED_BASE_TRANSFORM (self));
 
-  /* Always our own page-locked pool: a DMA copy into any other memory is
-   * staged and synchronous. Honour downstream's wish for more buffers. */
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, NULL);
+  /* Our own page-locked pool, unless downstream's memory is its own or we
+   * are told to: a copy into other memory waits on the host. Honour
+   * downstream's wish for more buffers. */
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, &min, NULL);
+    if (pool && use_downstream_pool (self, pool)) {
+      GST_INFO_OBJECT (self, "copying into downstream's %" GST_PTR_FORMAT,
+          pool);
+      gst_object_unref (pool);
+      return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation
+          (trans, query);
+    }
+    gst_clear_object (&pool);
+  }
   min = MAX (min, pool_size);
 
   pool = gst_pinned_host_buffer_pool_new (context);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
+  GST_OBJECT_LOCK (self);
+  gst_pinned_host_buffer_pool_config_set_flags (config, self->host_flags);
+  GST_OBJECT_UNLOCK (self);
   if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
     gst_buffer_pool_config_add_option (config,
         GST_BUFFER_POOL_OPTION_VIDEO_META);
@@ -231,6 +298,51 @@ view_of_cuda_input (GstPinnedDownload * self, GstBuffer * inbuf)
   return view;
 }
 #endif
+/* Made with the first frame, in the streaming thread. */
+static GstPinnedPageable *
+ensure_pageable (GstPinnedDownload * self)
+{
+  GstPinnedPageable *pageable;
+  GstPinnedHostFlags flags;
+  GstAllocator *allocator;
+  GstPinnedContext *context =
+      gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM (self));
+
+  if (self->pageable)
+    return self->pageable;
+
+  pageable = gst_pinned_pageable_new (context);
+  GST_OBJECT_LOCK (self);
+  gst_pinned_pageable_set_mode (pageable, self->pageable_mode);
+  gst_pinned_pageable_set_threads (pageable, self->copy_threads);
+  /* The CPU reads staging out: never write-combined. */
+  flags = self->host_flags & ~GST_PINNED_HOST_WRITE_COMBINED;
+  self->pageable = pageable;
+  GST_OBJECT_UNLOCK (self);
+
+  allocator = gst_pinned_host_allocator_new_full (context, flags);
+  gst_pinned_pageable_set_staging_allocator (pageable, allocator);
+  gst_object_unref (allocator);
+
+  return pageable;
+}
+
+static void
+clear_pageable (GstPinnedDownload * self)
+{
+  GstPinnedPageable *pageable;
+
+  GST_OBJECT_LOCK (self);
+  pageable = self->pageable;
+  self->pageable = NULL;
+  GST_OBJECT_UNLOCK (self);
+
+  if (pageable) {
+    /* Staging threads are joined. */
+    gst_pinned_pageable_flush (pageable, NULL);
+    gst_object_unref (pageable);
+  }
+}
 
 static GstFlowReturn
 gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
@@ -250,9 +362,10 @@ gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 #endif
 
   span = gst_pinned_base_transform_begin_span (base, "D2H copy");
-  ok = gst_pinned_transfer_video_frame (gst_pinned_base_transform_get_stream
-      (base), gst_pinned_base_transform_get_in_info (base), src, outbuf,
-      &error);
+  ok = gst_pinned_transfer_video_frame_full
+      (gst_pinned_base_transform_get_stream (base),
+      gst_pinned_base_transform_get_in_info (base), src, outbuf,
+      ensure_pageable (self), &error);
   gst_pinned_timeline_end (span);
 
   /* The view holds the input until the copy is done: then its pool may
@@ -286,6 +399,7 @@ gst_pinned_download_stop (GstBaseTransform * trans)
 {
   GstPinnedDownload *self = GST_PINNED_DOWNLOAD (trans);
 
+  clear_pageable (self);
   if (self->held) {
     gst_pinned_window_drain (self->held);
     gst_pinned_window_stop (self->held);
@@ -301,10 +415,83 @@ gst_pinned_download_finalize (GObject * object)
 {
   GstPinnedDownload *self = GST_PINNED_DOWNLOAD (object);
 
+  clear_pageable (self);
   gst_clear_object (&self->held);
   gst_clear_object (&self->view_allocator);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+set_flag (GstPinnedDownload * self, GstPinnedHostFlags flag, gboolean on)
+{
+  if (on)
+    self->host_flags |= flag;
+  else
+    self->host_flags &= ~flag;
+}
+
+static void
+gst_pinned_download_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_PAGEABLE_MODE:
+      self->pageable_mode = g_value_get_enum (value);
+      break;
+    case PROP_COPY_THREADS:
+      self->copy_threads = g_value_get_uint (value);
+      break;
+    case PROP_PORTABLE:
+      set_flag (self, GST_PINNED_HOST_PORTABLE, g_value_get_boolean (value));
+      break;
+    case PROP_MAPPED:
+      set_flag (self, GST_PINNED_HOST_MAPPED, g_value_get_boolean (value));
+      break;
+    case PROP_HUGE_PAGES:
+      set_flag (self, GST_PINNED_HOST_HUGE_PAGES, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_pinned_download_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_PAGEABLE_MODE:
+      g_value_set_enum (value, self->pageable_mode);
+      break;
+    case PROP_COPY_THREADS:
+      g_value_set_uint (value, self->copy_threads);
+      break;
+    case PROP_PORTABLE:
+      g_value_set_boolean (value,
+          !!(self->host_flags & GST_PINNED_HOST_PORTABLE));
+      break;
+    case PROP_MAPPED:
+      g_value_set_boolean (value,
+          !!(self->host_flags & GST_PINNED_HOST_MAPPED));
+      break;
+    case PROP_HUGE_PAGES:
+      g_value_set_boolean (value,
+          !!(self->host_flags & GST_PINNED_HOST_HUGE_PAGES));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
 }
 
 static void
@@ -314,7 +501,83 @@ gst_pinned_download_class_init (GstPinnedDownloadClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
+  gobject_class->set_property = gst_pinned_download_set_property;
+  gobject_class->get_property = gst_pinned_download_get_property;
   gobject_class->finalize = gst_pinned_download_finalize;
+
+  /**
+   * GstPinnedDownload:pageable-mode:
+   *
+   * `auto` outputs from the element's page-locked pool unless downstream
+   * proposes a pool of memory of its own (not a plain system-memory one);
+   * `register`, `stage` and `direct` copy into the buffers of any pool
+   * downstream proposes, in that way (registering recycled ones, staging
+   * out on #GstPinnedDownload:copy-threads threads, or through CUDA). Into
+   * such buffers the host waits for each copy.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_PAGEABLE_MODE] =
+      g_param_spec_enum ("pageable-mode", "Pageable mode",
+      "When and how to copy into downstream's own buffers (auto: only into "
+      "a pool of downstream's own kind; register or stage them)",
+      GST_TYPE_PINNED_PAGEABLE_MODE, DEFAULT_PAGEABLE_MODE,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedDownload:copy-threads:
+   *
+   * Threads that copy frames out of page-locked staging into downstream's
+   * buffers, the streaming thread included; 0 for one per core, at most 8.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_COPY_THREADS] =
+      g_param_spec_uint ("copy-threads", "Copy threads",
+      "Threads that stage frames out into downstream's buffers, the "
+      "streaming one included (0: one per core, at most 8)", 0, 64,
+      DEFAULT_COPY_THREADS,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedDownload:portable:
+   *
+   * The page-locked output memory is usable from every CUDA device.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_PORTABLE] =
+      g_param_spec_boolean ("portable", "Portable",
+      "Page-locked memory usable from every CUDA device", DEFAULT_PORTABLE,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedDownload:mapped:
+   *
+   * The page-locked output memory is also mapped into the device's address
+   * space.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAPPED] =
+      g_param_spec_boolean ("mapped", "Mapped",
+      "Page-locked memory mapped into the device address space",
+      DEFAULT_MAPPED,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedDownload:huge-pages:
+   *
+   * The page-locked output memory is backed by huge pages and page-locked
+   * by registration.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_HUGE_PAGES] =
+      g_param_spec_boolean ("huge-pages", "Huge pages",
+      "Page-locked memory backed by huge pages", DEFAULT_HUGE_PAGES,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (gobject_class, PROP_LAST, properties);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -337,4 +600,7 @@ gst_pinned_download_class_init (GstPinnedDownloadClass * klass)
 static void
 gst_pinned_download_init (GstPinnedDownload * self)
 {
+  self->pageable_mode = DEFAULT_PAGEABLE_MODE;
+  self->copy_threads = DEFAULT_COPY_THREADS;
+  self->host_flags = GST_PINNED_HOST_FLAGS_DEFAULT;
 }

@@ -18,6 +18,13 @@
  * allocate their minimum number of buffers when activated: page-locking
  * memory is slow (about 2 GB/s) and must not happen while streaming.
  *
+ * The page-locked pool makes the memory its configuration asks for:
+ * #GstPinnedHostFlags in the config (gst_pinned_host_buffer_pool_config_set_flags(),
+ * portable by default), or the pool options
+ * %GST_BUFFER_POOL_OPTION_PINNED_WRITE_COMBINED,
+ * %GST_BUFFER_POOL_OPTION_PINNED_MAPPED and
+ * %GST_BUFFER_POOL_OPTION_PINNED_HUGE_PAGES, which add their flag.
+ *
  * Reuse follows the fences. The page-locked pool hands a released buffer
  * out again only once the GPU copies that read or write it are done: the
  * acquirer may write it with the CPU. It takes the least recently released
@@ -37,8 +44,11 @@
 #include "gst/pinned/gstpinnedhostmemory.h"
 #include "gst/pinned/gstpinneddevicememory.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_pinned_buffer_pool_debug);
+GST_PINNED_DEBUG_CATEGORY (gst_pinned_buffer_pool_debug, "pinnedbufferpool",
+    "gst-pinned buffer pools");
 #define GST_CAT_DEFAULT gst_pinned_buffer_pool_debug
+
+#define FLAGS_FIELD "pinned-host-flags"
 
 struct _GstPinnedHostBufferPool
 {
@@ -56,13 +66,13 @@ struct _GstPinnedDeviceBufferPool
   GstAllocator *allocator;
 };
 
+/* Either pool type may be the first one used. */
 G_DEFINE_TYPE_WITH_CODE (GstPinnedHostBufferPool, gst_pinned_host_buffer_pool,
-    GST_TYPE_VIDEO_BUFFER_POOL,
-    GST_DEBUG_CATEGORY_INIT (gst_pinned_buffer_pool_debug, "pinnedbufferpool",
-        0, "gst-pinned buffer pools"));
+    GST_TYPE_VIDEO_BUFFER_POOL, ensure_debug_category ());
 
-G_DEFINE_TYPE (GstPinnedDeviceBufferPool, gst_pinned_device_buffer_pool,
-    GST_TYPE_VIDEO_BUFFER_POOL);
+G_DEFINE_TYPE_WITH_CODE (GstPinnedDeviceBufferPool,
+    gst_pinned_device_buffer_pool, GST_TYPE_VIDEO_BUFFER_POOL,
+    ensure_debug_category ());
 
 /* Whoever configures the pool may name another allocator (or none, as
  * GstBaseSrc does with the allocation query's first one): the pool's own
@@ -86,11 +96,86 @@ set_config_with_allocator (GstBufferPool * pool, GstStructure * config,
   return video_pool_class->set_config (pool, config);
 }
 
+/**
+ * gst_pinned_host_buffer_pool_config_set_flags:
+ * @config: a configuration of a #GstPinnedHostBufferPool
+ * @flags: the kind of page-locked memory its buffers have
+ *
+ * Since: 0.1
+ */
+void
+gst_pinned_host_buffer_pool_config_set_flags (GstStructure * config,
+    GstPinnedHostFlags flags)
+{
+  g_return_if_fail (config != NULL);
+
+  gst_structure_set (config, FLAGS_FIELD, GST_TYPE_PINNED_HOST_FLAGS, flags,
+      NULL);
+}
+
+/**
+ * gst_pinned_host_buffer_pool_config_get_flags:
+ * @config: a configuration of a #GstPinnedHostBufferPool
+ *
+ * Returns: the kind of page-locked memory @config asks for: its flags
+ *   (%GST_PINNED_HOST_FLAGS_DEFAULT if it names none) and those its
+ *   options add
+ *
+ * Since: 0.1
+ */
+GstPinnedHostFlags
+gst_pinned_host_buffer_pool_config_get_flags (GstStructure * config)
+{
+  guint flags = GST_PINNED_HOST_FLAGS_DEFAULT;
+
+  g_return_val_if_fail (config != NULL, GST_PINNED_HOST_FLAGS_DEFAULT);
+
+  gst_structure_get_flags (config, FLAGS_FIELD, GST_TYPE_PINNED_HOST_FLAGS,
+      &flags);
+  if (gst_buffer_pool_config_has_option (config,
+          GST_BUFFER_POOL_OPTION_PINNED_WRITE_COMBINED))
+    flags |= GST_PINNED_HOST_WRITE_COMBINED;
+  if (gst_buffer_pool_config_has_option (config,
+          GST_BUFFER_POOL_OPTION_PINNED_MAPPED))
+    flags |= GST_PINNED_HOST_MAPPED;
+  if (gst_buffer_pool_config_has_option (config,
+          GST_BUFFER_POOL_OPTION_PINNED_HUGE_PAGES))
+    flags |= GST_PINNED_HOST_HUGE_PAGES;
+
+  return flags;
+}
+
+static const gchar **
+gst_pinned_host_buffer_pool_get_options (GstBufferPool * pool)
+{
+  static const gchar *options[] = {
+    GST_BUFFER_POOL_OPTION_VIDEO_META,
+    GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT,
+    GST_BUFFER_POOL_OPTION_PINNED_WRITE_COMBINED,
+    GST_BUFFER_POOL_OPTION_PINNED_MAPPED,
+    GST_BUFFER_POOL_OPTION_PINNED_HUGE_PAGES,
+    NULL
+  };
+
+  return options;
+}
+
 static gboolean
 gst_pinned_host_buffer_pool_set_config (GstBufferPool * pool,
     GstStructure * config)
 {
   GstPinnedHostBufferPool *self = GST_PINNED_HOST_BUFFER_POOL (pool);
+  GstPinnedHostFlags flags =
+      gst_pinned_host_buffer_pool_config_get_flags (config);
+
+  /* A new kind of memory, a new allocator; set_config happens while the
+   * pool is inactive. */
+  if (flags != gst_pinned_host_allocator_get_flags (GST_PINNED_HOST_ALLOCATOR
+          (self->allocator))) {
+    GST_DEBUG_OBJECT (pool, "page-locked memory with flags 0x%x", flags);
+    gst_object_unref (self->allocator);
+    self->allocator = gst_pinned_host_allocator_new_full (self->context, flags);
+  }
 
   return set_config_with_allocator (pool, config, self->allocator,
       GST_BUFFER_POOL_CLASS (gst_pinned_host_buffer_pool_parent_class));
@@ -152,6 +237,7 @@ gst_pinned_host_buffer_pool_class_init (GstPinnedHostBufferPoolClass * klass)
 
   gobject_class->finalize = gst_pinned_host_buffer_pool_finalize;
 
+  pool_class->get_options = gst_pinned_host_buffer_pool_get_options;
   pool_class->set_config = gst_pinned_host_buffer_pool_set_config;
   pool_class->acquire_buffer = gst_pinned_host_buffer_pool_acquire_buffer;
 }
@@ -286,4 +372,83 @@ gst_pinned_buffer_pool_take_error (GstBufferPool * pool, GError ** error)
 
   return allocator != NULL &&
       gst_pinned_allocator_take_error (GST_PINNED_ALLOCATOR (allocator), error);
+}
+
+/**
+ * gst_pinned_host_buffer_pool_from_peer:
+ * @pad: a source pad whose peer uploads with gst-pinned (an appsrc's
+ *   source pad linked to a pinnedupload, say)
+ * @caps: the caps of the frames
+ * @min_buffers: at least this many buffers (0: as many as offered)
+ *
+ * For an application that makes its own frames: asks @pad's peer for the
+ * page-locked pool it offers (an ALLOCATION query), configures it for
+ * @caps with %GST_BUFFER_POOL_OPTION_VIDEO_META and activates it. Frames
+ * written into its buffers and pushed are copied at the link's rate, and
+ * the pool hands a buffer out again only once its copy is done, so the
+ * application never overwrites a frame still being copied.
+ *
+ * |[<!-- language="C" -->
+ *   pool = gst_pinned_host_buffer_pool_from_peer (appsrc_pad, caps, 4);
+ *   gst_buffer_pool_acquire_buffer (pool, &buf, NULL);
+ *   gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE);
+ *   ... write the frame ...
+ *   gst_video_frame_unmap (&frame);
+ *   gst_app_src_push_buffer (appsrc, buf);
+ * ]|
+ *
+ * Returns: (transfer full) (nullable): the active pool, or %NULL when the
+ *   peer offers no page-locked pool
+ *
+ * Since: 0.1
+ */
+GstBufferPool *
+gst_pinned_host_buffer_pool_from_peer (GstPad * pad, GstCaps * caps,
+    guint min_buffers)
+{
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstQuery *query;
+  guint i, size = 0, min = 0, max = 0;
+
+  g_return_val_if_fail (GST_IS_PAD (pad), NULL);
+  g_return_val_if_fail (GST_IS_CAPS (caps), NULL);
+
+  ensure_debug_category ();
+
+  query = gst_query_new_allocation (caps, TRUE);
+  if (!gst_pad_peer_query (pad, query)) {
+    GST_DEBUG_OBJECT (pad, "peer did not answer the allocation query");
+    gst_query_unref (query);
+    return NULL;
+  }
+
+  for (i = 0; i < gst_query_get_n_allocation_pools (query) && !pool; i++) {
+    GstBufferPool *p = NULL;
+
+    gst_query_parse_nth_allocation_pool (query, i, &p, &size, &min, &max);
+    if (p && GST_IS_PINNED_HOST_BUFFER_POOL (p))
+      pool = p;
+    else
+      gst_clear_object (&p);
+  }
+  gst_query_unref (query);
+  if (pool == NULL) {
+    GST_DEBUG_OBJECT (pad, "peer offers no page-locked pool");
+    return NULL;
+  }
+
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, MAX (min,
+          min_buffers), max ? MAX (max, min_buffers) : 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !gst_buffer_pool_set_active (pool, TRUE)) {
+    GST_WARNING_OBJECT (pad, "cannot configure or activate %" GST_PTR_FORMAT,
+        pool);
+    gst_object_unref (pool);
+    return NULL;
+  }
+
+  return pool;
 }

@@ -58,6 +58,10 @@ struct _GstPinnedFence
   guint64 stream_id;
   /* Held while the fence is in use; NULL while it waits in the pool. */
   FencePool *pool;
+  /* Set once the host saw the work done: later waits need no driver
+   * call (a stream reusing a buffer whose last reader's fence the pool
+   * gate already saw signalled enqueues no wait). */
+  gint signaled;
 };
 
 GST_DEFINE_MINI_OBJECT_TYPE (GstPinnedFence, gst_pinned_fence);
@@ -246,6 +250,7 @@ gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
 
   fence->stream = gst_pinned_stream_get_handle (stream);
   fence->stream_id = gst_pinned_stream_get_id (stream);
+  g_atomic_int_set (&fence->signaled, 0);
   return fence;
 }
 
@@ -263,10 +268,18 @@ gst_pinned_fence_query (GstPinnedFence * fence, gboolean * signaled,
 
   ensure_debug_category ();
 
+  if (g_atomic_int_get (&fence->signaled)) {
+    *signaled = TRUE;
+    return TRUE;
+  }
+
   result = cudaEventQuery (fence->event);
   *signaled = result != cudaErrorNotReady;
   if (result == cudaErrorNotReady)
     return TRUE;
+  /* Only success is remembered: failed work must keep failing its users. */
+  if (result == cudaSuccess)
+    g_atomic_int_set (&fence->signaled, 1);
   return _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
       __FILE__, GST_FUNCTION, __LINE__, error);
 }
@@ -316,8 +329,14 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
 
   ensure_debug_category ();
 
+  if (g_atomic_int_get (&fence->signaled))
+    return TRUE;
+
   GST_TRACE ("host wait on event %p", fence->event);
-  return gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error);
+  if (!gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error))
+    return FALSE;
+  g_atomic_int_set (&fence->signaled, 1);
+  return TRUE;
 }
 
 /**
@@ -342,8 +361,10 @@ gst_pinned_fence_wait_on_stream (GstPinnedFence * fence,
 
   ensure_debug_category ();
 
-  /* Work already ordered on the same stream needs no wait. */
-  if (fence->stream_id == gst_pinned_stream_get_id (stream))
+  /* Work already ordered on the same stream, or seen done, needs no
+   * wait. */
+  if (fence->stream_id == gst_pinned_stream_get_id (stream) ||
+      g_atomic_int_get (&fence->signaled))
     return TRUE;
 
   return gst_pinned_cuda_result (cudaStreamWaitEvent

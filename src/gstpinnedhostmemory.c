@@ -20,8 +20,28 @@
  * the CPU neither sees a frame before it lands nor overwrites one that is
  * still being uploaded.
  *
- * The memory is portable (usable from every device) and not
- * write-combined: sources and sinks read it at normal speed.
+ * Allocation flags (#GstPinnedHostFlags) choose the kind of page-locked
+ * memory. The default is portable (usable from every device) and not
+ * write-combined, so that sources and sinks read it at normal speed:
+ *
+ * - %GST_PINNED_HOST_WRITE_COMBINED: CPU writes bypass the caches and the
+ *   DMA engine need not snoop them; CPU reads are very slow. Only for
+ *   memory the CPU writes and never reads (an upload's staging).
+ * - %GST_PINNED_HOST_MAPPED: also mapped into the device's address space;
+ *   with unified addressing the host pointer is the device pointer, so a
+ *   kernel can read the memory over the link without a copy.
+ * - %GST_PINNED_HOST_HUGE_PAGES: anonymous memory backed by huge pages
+ *   (hugetlbfs pages if the system reserved some, else transparent huge
+ *   pages), page-locked with cudaHostRegister(): fewer translations for the
+ *   IOMMU and the copy engines. Memory from cudaHostAlloc() never has huge
+ *   pages (it is a mapping of the driver's device file). Write-combining
+ *   does not apply.
+ *
+ * Freed memory of the allocator's most recent sizes is kept for the next
+ * allocation of that size (a few buffers, bounded): page-locking runs at
+ * about 2 GB/s, and an element that copies buffers of a pool (a decoder
+ * making a frame writable while it still references it) would otherwise
+ * page-lock a new one per frame.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -29,6 +49,8 @@
 #endif
 
 #include <string.h>
+#include <errno.h>
+#include <sys/mman.h>
 
 #include "gstpinned-private.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
@@ -36,10 +58,57 @@
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_host_memory_debug);
 #define GST_CAT_DEFAULT gst_pinned_host_memory_debug
 
+#define HUGE_PAGE_SIZE (2 * 1024 * 1024)
+/* Freed memory kept for reuse: a few buffers, not a whole pool's worth
+ * when a large pool goes. */
+#define CACHE_BUFFERS 4
+#define CACHE_BYTES ((gsize) 256 << 20)
+
+typedef struct
+{
+  gpointer data;
+  gsize size;
+} Cached;
+
 struct _GstPinnedHostAllocator
 {
   GstPinnedAllocator parent;
+
+  GstPinnedHostFlags flags;
+
+  GMutex lock;
+  /* huge-page allocations: data -> mapped size, for munmap() */
+  GHashTable *mappings;
+  /* sizes of live allocations, to cache them when freed */
+  GHashTable *sizes;
+  GQueue cache;                 /* of Cached, most recently freed first */
+  gsize cached_bytes;
 };
+
+/* Set around an allocation whose every byte is written at once (a copy):
+ * no need to clear it. */
+static __thread gboolean alloc_overwritten;
+
+GType
+gst_pinned_host_flags_get_type (void)
+{
+  static gsize type = 0;
+  static const GFlagsValue values[] = {
+    {GST_PINNED_HOST_PORTABLE, "Usable from every device", "portable"},
+    {GST_PINNED_HOST_MAPPED, "Mapped into the device address space",
+        "mapped"},
+    {GST_PINNED_HOST_WRITE_COMBINED, "Write-combined (CPU reads are slow)",
+        "write-combined"},
+    {GST_PINNED_HOST_HUGE_PAGES, "Backed by huge pages", "huge-pages"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_flags_register_static ("GstPinnedHostFlags", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 #define gst_pinned_host_allocator_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstPinnedHostAllocator, gst_pinned_host_allocator,
@@ -47,18 +116,145 @@ G_DEFINE_TYPE_WITH_CODE (GstPinnedHostAllocator, gst_pinned_host_allocator,
     GST_DEBUG_CATEGORY_INIT (gst_pinned_host_memory_debug, "pinnedhostmemory",
         0, "gst-pinned page-locked host memory"));
 
+/* Anonymous memory on huge pages, page-locked by registration. */
+static gboolean
+alloc_huge (GstPinnedHostAllocator * self, gsize size, gpointer * data,
+    GError ** error)
+{
+  gsize mapped = (size + HUGE_PAGE_SIZE - 1) / HUGE_PAGE_SIZE * HUGE_PAGE_SIZE;
+  guint flags = 0;
+  guint8 *p;
+
+  /* Reserved huge pages if there are any; else transparent huge pages on
+   * a huge-page-aligned range. */
+  p = mmap (NULL, mapped, PROT_READ | PROT_WRITE,
+      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+  if (p == MAP_FAILED) {
+    guint8 *raw = mmap (NULL, mapped + HUGE_PAGE_SIZE, PROT_READ | PROT_WRITE,
+        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    gsize head;
+
+    if (raw == MAP_FAILED) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+          "cannot map %" G_GSIZE_FORMAT " bytes: %s", mapped,
+          g_strerror (errno));
+      return FALSE;
+    }
+    head = (HUGE_PAGE_SIZE - ((guintptr) raw % HUGE_PAGE_SIZE)) %
+        HUGE_PAGE_SIZE;
+    if (head)
+      munmap (raw, head);
+    munmap (raw + head + mapped, HUGE_PAGE_SIZE - head);
+    p = raw + head;
+#ifdef MADV_HUGEPAGE
+    if (madvise (p, mapped, MADV_HUGEPAGE) != 0)
+      GST_INFO_OBJECT (self, "no transparent huge pages: %s",
+          g_strerror (errno));
+#endif
+  } else {
+    GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes of hugetlbfs pages",
+        mapped);
+  }
+
+  /* Touched before page-locking, so that the pages are there (and huge). */
+  memset (p, 0, mapped);
+
+  if (self->flags & GST_PINNED_HOST_PORTABLE)
+    flags |= cudaHostRegisterPortable;
+  if (self->flags & GST_PINNED_HOST_MAPPED)
+    flags |= cudaHostRegisterMapped;
+  if (!gst_pinned_cuda_result (cudaHostRegister (p, mapped, flags), error)) {
+    munmap (p, mapped);
+    return FALSE;
+  }
+
+  g_mutex_lock (&self->lock);
+  g_hash_table_insert (self->mappings, p, GSIZE_TO_POINTER (mapped));
+  g_mutex_unlock (&self->lock);
+  *data = p;
+  return TRUE;
+}
+
+static void
+free_now (GstPinnedHostAllocator * self, gpointer data)
+{
+  gpointer mapped = NULL;
+
+  g_mutex_lock (&self->lock);
+  if (self->mappings)
+    mapped = g_hash_table_lookup (self->mappings, data);
+  if (mapped)
+    g_hash_table_remove (self->mappings, data);
+  g_mutex_unlock (&self->lock);
+
+  if (mapped) {
+    gst_pinned_cuda_result (cudaHostUnregister (data), NULL);
+    munmap (data, GPOINTER_TO_SIZE (mapped));
+  } else {
+    gst_pinned_cuda_result (cudaFreeHost (data), NULL);
+  }
+}
+
+static gpointer
+take_cached (GstPinnedHostAllocator * self, gsize size)
+{
+  gpointer data = NULL;
+  GList *l;
+
+  g_mutex_lock (&self->lock);
+  for (l = self->cache.head; l; l = l->next) {
+    Cached *c = l->data;
+
+    if (c->size == size) {
+      data = c->data;
+      self->cached_bytes -= c->size;
+      g_queue_delete_link (&self->cache, l);
+      g_free (c);
+      break;
+    }
+  }
+  if (data)
+    g_hash_table_insert (self->sizes, data, GSIZE_TO_POINTER (size));
+  g_mutex_unlock (&self->lock);
+
+  return data;
+}
+
 static gboolean
 gst_pinned_host_allocator_alloc_data (GstPinnedAllocator * allocator,
     gsize size, gpointer * data, GError ** error)
 {
-  if (!gst_pinned_cuda_result (cudaHostAlloc (data, size,
-              cudaHostAllocPortable), error))
-    return FALSE;
+  GstPinnedHostAllocator *self = GST_PINNED_HOST_ALLOCATOR (allocator);
+  guint flags = 0;
 
-  /* Once per allocation (pools allocate up front): row padding that no one
-   * writes reads as zero, as in fresh system memory, not as whatever the
-   * driver's page-locked pages held. */
-  memset (*data, 0, size);
+  *data = take_cached (self, size);
+  if (*data) {
+    GST_LOG_OBJECT (self, "reusing %" G_GSIZE_FORMAT " bytes at %p", size,
+        *data);
+  } else {
+    if (self->flags & GST_PINNED_HOST_HUGE_PAGES) {
+      if (!alloc_huge (self, size, data, error))
+        return FALSE;
+    } else {
+      if (self->flags & GST_PINNED_HOST_PORTABLE)
+        flags |= cudaHostAllocPortable;
+      if (self->flags & GST_PINNED_HOST_MAPPED)
+        flags |= cudaHostAllocMapped;
+      if (self->flags & GST_PINNED_HOST_WRITE_COMBINED)
+        flags |= cudaHostAllocWriteCombined;
+      if (!gst_pinned_cuda_result (cudaHostAlloc (data, size, flags), error))
+        return FALSE;
+    }
+    g_mutex_lock (&self->lock);
+    g_hash_table_insert (self->sizes, *data, GSIZE_TO_POINTER (size));
+    g_mutex_unlock (&self->lock);
+  }
+
+  /* Row padding that no one writes reads as zero, as in fresh system
+   * memory, not as whatever the pages held. Pools allocate up front, so
+   * this is not per frame. */
+  if (!alloc_overwritten)
+    memset (*data, 0, size);
   return TRUE;
 }
 
@@ -66,7 +262,35 @@ static void
 gst_pinned_host_allocator_free_data (GstPinnedAllocator * allocator,
     gpointer data)
 {
-  gst_pinned_cuda_result (cudaFreeHost (data), NULL);
+  GstPinnedHostAllocator *self = GST_PINNED_HOST_ALLOCATOR (allocator);
+  Cached *c = NULL;
+  gsize size;
+
+  g_mutex_lock (&self->lock);
+  size = GPOINTER_TO_SIZE (g_hash_table_lookup (self->sizes, data));
+  g_hash_table_remove (self->sizes, data);
+  if (size > 0 && size <= CACHE_BYTES) {
+    c = g_new0 (Cached, 1);
+    c->data = data;
+    c->size = size;
+    g_queue_push_head (&self->cache, c);
+    self->cached_bytes += size;
+    /* The oldest go first. */
+    while (self->cache.length > CACHE_BUFFERS ||
+        self->cached_bytes > CACHE_BYTES) {
+      Cached *old = g_queue_pop_tail (&self->cache);
+
+      self->cached_bytes -= old->size;
+      g_mutex_unlock (&self->lock);
+      free_now (self, old->data);
+      g_free (old);
+      g_mutex_lock (&self->lock);
+    }
+  }
+  g_mutex_unlock (&self->lock);
+
+  if (c == NULL)
+    free_now (self, data);
 }
 
 static gpointer
@@ -100,7 +324,11 @@ gst_pinned_host_memory_copy (GstMemory * memory, gssize offset, gssize size)
   if (size == -1)
     size = memory->size > (gsize) offset ? memory->size - offset : 0;
 
+  /* From the allocator's recently freed memory, mostly: a decoder that
+   * copies every frame it outputs must not page-lock a new one each time. */
+  alloc_overwritten = TRUE;
   copy = gst_allocator_alloc (memory->allocator, size, NULL);
+  alloc_overwritten = FALSE;
   if (copy == NULL)
     return NULL;
 
@@ -121,10 +349,34 @@ gst_pinned_host_memory_copy (GstMemory * memory, gssize offset, gssize size)
 }
 
 static void
+gst_pinned_host_allocator_finalize (GObject * object)
+{
+  GstPinnedHostAllocator *self = GST_PINNED_HOST_ALLOCATOR (object);
+  GstPinnedContext *context =
+      gst_pinned_allocator_get_context (GST_PINNED_ALLOCATOR (self));
+  Cached *c;
+
+  if (self->cache.length && gst_pinned_context_push (context, NULL)) {
+    while ((c = g_queue_pop_head (&self->cache))) {
+      free_now (self, c->data);
+      g_free (c);
+    }
+    gst_pinned_context_pop (context);
+  }
+  g_hash_table_unref (self->sizes);
+  g_hash_table_unref (self->mappings);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
 gst_pinned_host_allocator_class_init (GstPinnedHostAllocatorClass * klass)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstPinnedAllocatorClass *pinned_class = GST_PINNED_ALLOCATOR_CLASS (klass);
 
+  gobject_class->finalize = gst_pinned_host_allocator_finalize;
   pinned_class->alloc_data = gst_pinned_host_allocator_alloc_data;
   pinned_class->free_data = gst_pinned_host_allocator_free_data;
 }
@@ -138,28 +390,74 @@ gst_pinned_host_allocator_init (GstPinnedHostAllocator * self)
   allocator->mem_map_full = gst_pinned_host_memory_map;
   allocator->mem_unmap_full = gst_pinned_host_memory_unmap;
   allocator->mem_copy = gst_pinned_host_memory_copy;
+
+  self->flags = GST_PINNED_HOST_FLAGS_DEFAULT;
+  g_mutex_init (&self->lock);
+  self->mappings = g_hash_table_new (NULL, NULL);
+  self->sizes = g_hash_table_new (NULL, NULL);
+  g_queue_init (&self->cache);
 }
 
 /**
  * gst_pinned_host_allocator_new:
  * @context: the device context
  *
- * Returns: (transfer full): a new allocator of page-locked host memory
+ * Returns: (transfer full): a new allocator of page-locked host memory with
+ *   %GST_PINNED_HOST_FLAGS_DEFAULT
  *
  * Since: 0.1
  */
 GstAllocator *
 gst_pinned_host_allocator_new (GstPinnedContext * context)
 {
-  GstAllocator *allocator;
+  return gst_pinned_host_allocator_new_full (context,
+      GST_PINNED_HOST_FLAGS_DEFAULT);
+}
+
+/**
+ * gst_pinned_host_allocator_new_full:
+ * @context: the device context
+ * @flags: the kind of page-locked memory
+ *
+ * Returns: (transfer full): a new allocator of page-locked host memory
+ *
+ * Since: 0.1
+ */
+GstAllocator *
+gst_pinned_host_allocator_new_full (GstPinnedContext * context,
+    GstPinnedHostFlags flags)
+{
+  GstPinnedHostAllocator *allocator;
 
   g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), NULL);
 
   allocator = g_object_new (GST_TYPE_PINNED_HOST_ALLOCATOR, "context", context,
       NULL);
   gst_object_ref_sink (allocator);
+  if ((flags & GST_PINNED_HOST_HUGE_PAGES) &&
+      (flags & GST_PINNED_HOST_WRITE_COMBINED)) {
+    GST_WARNING_OBJECT (allocator, "huge pages cannot be write-combined");
+    flags &= ~GST_PINNED_HOST_WRITE_COMBINED;
+  }
+  allocator->flags = flags;
 
-  return allocator;
+  return GST_ALLOCATOR_CAST (allocator);
+}
+
+/**
+ * gst_pinned_host_allocator_get_flags:
+ * @allocator: a #GstPinnedHostAllocator
+ *
+ * Returns: the kind of page-locked memory @allocator makes
+ *
+ * Since: 0.1
+ */
+GstPinnedHostFlags
+gst_pinned_host_allocator_get_flags (GstPinnedHostAllocator * allocator)
+{
+  g_return_val_if_fail (GST_IS_PINNED_HOST_ALLOCATOR (allocator), 0);
+
+  return allocator->flags;
 }
 
 /**

@@ -32,7 +32,7 @@
 #include "config.h"
 #endif
 
-#include "gstpinned-private.h"
+#include "gstpinnedpageable-private.h"
 #include "gst/pinned/gstpinnedtransfer.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 #include "gst/pinned/gstpinneddevicememory.h"
@@ -43,6 +43,16 @@ GST_PINNED_DEBUG_CATEGORY (gst_pinned_transfer_debug, "pinnedtransfer",
 
 #define MAX_MEMORIES 16
 
+/* What the DMA engine can do with a memory. */
+typedef enum
+{
+  KIND_DEVICE,                  /* gst-pinned device memory */
+  KIND_PINNED,                  /* gst-pinned page-locked memory: fenced */
+  KIND_LOCKED,                  /* page-locked by another owner: unfenced */
+  KIND_REGISTERED,              /* its interior registered: unfenced */
+  KIND_PAGEABLE,
+} Kind;
+
 /* One side of a transfer, its memories mapped for the duration of the
  * enqueue. */
 typedef struct
@@ -51,13 +61,30 @@ typedef struct
   guint n_mem;
   GstMapInfo map[MAX_MEMORIES];
   gsize start[MAX_MEMORIES];
-  gboolean device[MAX_MEMORIES];
-  /* Page-locked memory of another allocator: CUDA copies it
-   * asynchronously, and no fence tells its owner when. */
-  gboolean unfenced_pinned;
+  Kind kind[MAX_MEMORIES];
+  /* KIND_REGISTERED: the page-locked part of the map */
+  const guint8 *locked[MAX_MEMORIES];
+  gsize locked_size[MAX_MEMORIES];
+  /* Page-locked memory without fences: CUDA copies it asynchronously, and
+   * nothing tells its owner when. */
+  gboolean unfenced;
+  /* Host memory that is not ours (pageable or not). */
+  gboolean foreign;
   gint offset[GST_VIDEO_MAX_PLANES];
   gint stride[GST_VIDEO_MAX_PLANES];
 } Side;
+
+/* The state of one frame's transfer. */
+typedef struct
+{
+  GstPinnedStream *stream;
+  cudaStream_t handle;
+  const GstVideoInfo *info;
+  GstPinnedPageable *pageable;
+  GstPinnedPageableMode mode;
+  GstPinnedStager *stager;      /* once staging is reserved */
+  Side in, out;
+} Transfer;
 
 static void
 side_unmap (Side * side)
@@ -70,16 +97,20 @@ side_unmap (Side * side)
 }
 
 static gboolean
-side_map (Side * side, GstBuffer * buffer, const GstVideoInfo * info,
-    GstMapFlags access, GError ** error)
+side_map (Transfer * t, Side * side, GstBuffer * buffer, GstMapFlags access,
+    GError ** error)
 {
+  const GstVideoInfo *info = t->info;
   GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+  GstPinnedHostRegistry *registry = NULL;
+  GstPinnedRegisterPolicy policy = GST_PINNED_REGISTER_NEVER;
   gsize start = 0;
   guint i, n, p;
 
   side->buffer = buffer;
   side->n_mem = 0;
-  side->unfenced_pinned = FALSE;
+  side->unfenced = FALSE;
+  side->foreign = FALSE;
 
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     side->offset[p] = meta ? meta->offset[p] : info->offset[p];
@@ -95,14 +126,11 @@ side_map (Side * side, GstBuffer * buffer, const GstVideoInfo * info,
 
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (buffer, i);
-    GstMapFlags flags = access;
-    struct cudaPointerAttributes attr;
+    gboolean ours = gst_is_pinned_memory (mem);
 
     /* Ours: the GPU address, without a host wait; the stream waits. */
-    if (gst_is_pinned_memory (mem))
-      flags |= GST_MAP_PINNED_GPU;
-
-    if (!gst_memory_map (mem, &side->map[i], flags)) {
+    if (!gst_memory_map (mem, &side->map[i],
+            ours ? access | GST_MAP_PINNED_GPU : access)) {
       side_unmap (side);
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
           "cannot map memory %u of %" GST_PTR_FORMAT, i, buffer);
@@ -110,15 +138,109 @@ side_map (Side * side, GstBuffer * buffer, const GstVideoInfo * info,
     }
     side->n_mem++;
     side->start[i] = start;
-    side->device[i] = gst_is_pinned_device_memory (mem);
     start += side->map[i].size;
 
-    if (!gst_is_pinned_memory (mem) &&
-        gst_pinned_cuda_result (cudaPointerGetAttributes (&attr,
-                side->map[i].data), NULL) && attr.type == cudaMemoryTypeHost)
-      side->unfenced_pinned = TRUE;
+    if (ours) {
+      side->kind[i] = gst_is_pinned_device_memory (mem) ? KIND_DEVICE :
+          KIND_PINNED;
+      continue;
+    }
+    side->foreign = TRUE;
+
+    /* Asked once in the memory's life, not per frame. */
+    if (t->pageable && registry == NULL) {
+      registry = gst_pinned_pageable_get_registry (t->pageable);
+      policy = gst_pinned_pageable_get_policy (t->pageable);
+    }
+    switch (gst_pinned_host_registry_classify (registry, mem,
+            side->map[i].data, side->map[i].size, policy, &side->locked[i],
+            &side->locked_size[i])) {
+      case GST_PINNED_HOST_FOREIGN_LOCKED:
+        side->kind[i] = KIND_LOCKED;
+        side->unfenced = TRUE;
+        break;
+      case GST_PINNED_HOST_REGISTERED:
+        side->kind[i] = KIND_REGISTERED;
+        side->unfenced = TRUE;
+        break;
+      default:
+        side->kind[i] = KIND_PAGEABLE;
+        break;
+    }
   }
 
+  return TRUE;
+}
+
+static gboolean
+is_device (Side * side, guint i)
+{
+  return side->kind[i] == KIND_DEVICE;
+}
+
+/* Whether pageable host memory goes through our staging. */
+static gboolean
+stages (Transfer * t)
+{
+  return t->pageable != NULL && t->mode != GST_PINNED_PAGEABLE_DIRECT;
+}
+
+static void
+count (Transfer * t, Side * side, guint i)
+{
+  static const GstPinnedPageablePath paths[] = {
+    [KIND_DEVICE] = GST_PINNED_PATH_PINNED,
+    [KIND_PINNED] = GST_PINNED_PATH_PINNED,
+    [KIND_LOCKED] = GST_PINNED_PATH_LOCKED,
+    [KIND_REGISTERED] = GST_PINNED_PATH_REGISTERED,
+    [KIND_PAGEABLE] = GST_PINNED_PATH_STAGED,
+  };
+  GstPinnedPageablePath path = paths[side->kind[i]];
+
+  if (t->pageable == NULL)
+    return;
+  if (path == GST_PINNED_PATH_STAGED && !stages (t))
+    path = GST_PINNED_PATH_DIRECT;
+  gst_pinned_pageable_count (t->pageable, path);
+}
+
+static gsize
+staging_bytes (Side * side, Side * other, gboolean whole_registered)
+{
+  /* Pieces are cut where the other side's memories end, or per plane,
+   * and each is aligned. */
+  gsize margin = 64 * (MAX (other->n_mem, GST_VIDEO_MAX_PLANES) + 1);
+  gsize bytes = 0;
+  guint i;
+
+  for (i = 0; i < side->n_mem; i++) {
+    if (side->kind[i] == KIND_PAGEABLE ||
+        (whole_registered && side->kind[i] == KIND_REGISTERED))
+      bytes += side->map[i].size + margin;
+  }
+  return bytes;
+}
+
+/* Reserves staging for the host memories that go through it: pageable
+ * ones, and for pitched copies also the registered ones. */
+static gboolean
+reserve_staging (Transfer * t, gboolean whole_registered, GError ** error)
+{
+  gsize bytes;
+
+  if (!stages (t))
+    return TRUE;
+
+  bytes = staging_bytes (&t->in, &t->out, whole_registered) +
+      staging_bytes (&t->out, &t->in, whole_registered);
+  if (bytes == 0)
+    return TRUE;
+
+  t->stager = gst_pinned_pageable_get_stager (t->pageable);
+  if (!gst_pinned_stager_begin (t->stager, bytes, error)) {
+    t->stager = NULL;
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -158,11 +280,77 @@ same_layout (const GstVideoInfo * info, Side * src, Side * dst)
   return TRUE;
 }
 
+static gboolean
+direct (Transfer * t, guint8 * d, gboolean d_device, const guint8 * s,
+    gboolean s_device, gsize len, GError ** error)
+{
+  if (len == 0)
+    return TRUE;
+  return gst_pinned_cuda_result (cudaMemcpyAsync (d, s, len,
+          copy_kind (s_device, d_device), t->handle), error);
+}
+
+/* A copy between @host in registered memory and the device: the
+ * registered interior directly, the partial pages at its ends (at most a
+ * page each) through CUDA's staging, which copies so little at once. */
+static gboolean
+copy_registered (Transfer * t, Side * side, guint i, guint8 * d,
+    const guint8 * s, gsize len, gboolean upload, GError ** error)
+{
+  const guint8 *host = upload ? s : d;
+  const guint8 *lo = side->locked[i];
+  const guint8 *hi = lo + side->locked_size[i];
+  const guint8 *end = host + len;
+  const guint8 *cut[4];
+  guint k;
+
+  cut[0] = host;
+  cut[1] = CLAMP (lo, host, end);
+  cut[2] = CLAMP (hi, cut[1], end);
+  cut[3] = end;
+  for (k = 0; k < 3; k++) {
+    gsize off = cut[k] - host, n = cut[k + 1] - cut[k];
+
+    if (!direct (t, d + off, upload, s + off, !upload, n, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* One piece: bytes [@s, @s + @len) of source memory @i to @d in
+ * destination memory @j. */
+static gboolean
+copy_piece (Transfer * t, guint i, guint j, guint8 * d, const guint8 * s,
+    gsize len, GError ** error)
+{
+  Side *src = &t->in, *dst = &t->out;
+  gboolean s_dev = is_device (src, i), d_dev = is_device (dst, j);
+  Kind host;
+
+  if (s_dev == d_dev)
+    return direct (t, d, d_dev, s, s_dev, len, error);
+
+  host = s_dev ? dst->kind[j] : src->kind[i];
+  switch (host) {
+    case KIND_REGISTERED:
+      return copy_registered (t, s_dev ? dst : src, s_dev ? j : i, d, s, len,
+          !s_dev, error);
+    case KIND_PAGEABLE:
+      if (t->stager == NULL)
+        return direct (t, d, d_dev, s, s_dev, len, error);
+      return s_dev ? gst_pinned_stager_download (t->stager, t->stream, d, s,
+          len, error) : gst_pinned_stager_upload (t->stager, t->stream, d, s,
+          len, error);
+    default:
+      return direct (t, d, d_dev, s, s_dev, len, error);
+  }
+}
+
 /* Same layout: copy the bytes as they lie, one copy per piece of memory. */
 static gboolean
-copy_whole (GstPinnedStream * stream, Side * src, Side * dst, GError ** error)
+copy_whole (Transfer * t, GError ** error)
 {
-  cudaStream_t handle = gst_pinned_stream_get_cuda_stream (stream);
+  Side *src = &t->in, *dst = &t->out;
   gsize dst_size = gst_buffer_get_size (dst->buffer);
   guint i, j;
 
@@ -180,10 +368,8 @@ copy_whole (GstPinnedStream * stream, Side * src, Side * dst, GError ** error)
       }
       len = MIN (end, dst->start[j] + dst->map[j].size) - pos;
 
-      if (!gst_pinned_cuda_result (cudaMemcpyAsync (dst->map[j].data +
-                  (pos - dst->start[j]), src->map[i].data + (pos -
-                      src->start[i]), len, copy_kind (src->device[i],
-                      dst->device[j]), handle), error))
+      if (!copy_piece (t, i, j, dst->map[j].data + (pos - dst->start[j]),
+              src->map[i].data + (pos - src->start[i]), len, error))
         return FALSE;
       pos += len;
     }
@@ -207,13 +393,53 @@ plane_rows (const GstVideoInfo * info, guint plane)
       GST_VIDEO_INFO_FIELD_HEIGHT (info));
 }
 
+/* A host memory that a pitched copy cannot use as it is: pageable, or
+ * registered only in part (CUDA would stage a pitched copy from it row by
+ * row). */
+static gboolean
+needs_staging (Transfer * t, Side * side, guint i)
+{
+  return t->stager != NULL && (side->kind[i] == KIND_PAGEABLE ||
+      side->kind[i] == KIND_REGISTERED);
+}
+
+/* A pitched copy into staged host memory: into staging with the
+ * destination's pitch, waited for, then copied out row by row on the
+ * threads (only pixel rows: padding between rows is left alone). */
+static gboolean
+copy_2d_staged_out (Transfer * t, guint8 * d, gsize dpitch, const guint8 * s,
+    gsize spitch, gsize width, guint rows, GError ** error)
+{
+  gsize extent = dpitch * (rows - 1) + width;
+  GstPinnedFence *fence;
+  guint8 *staging;
+  gboolean ok;
+
+  staging = gst_pinned_stager_reserve (t->stager, extent, error);
+  if (staging == NULL)
+    return FALSE;
+  if (!gst_pinned_cuda_result (cudaMemcpy2DAsync (staging, dpitch, s, spitch,
+              width, rows, cudaMemcpyDeviceToHost, t->handle), error))
+    return FALSE;
+  fence = gst_pinned_stream_record_fence (t->stream, error);
+  if (fence == NULL)
+    return FALSE;
+  ok = gst_pinned_fence_wait (fence, error);
+  gst_pinned_fence_unref (fence);
+  if (ok)
+    gst_pinned_stager_copy_out (t->stager, d, dpitch, staging, dpitch, width,
+        rows);
+  return ok;
+}
+
 /* Different layouts: copy each plane's rows, as wide as the narrower
  * stride, which holds every pixel of both. */
 static gboolean
-copy_planes (GstPinnedStream * stream, const GstVideoInfo * info, Side * src,
-    Side * dst, GError ** error)
+copy_planes (Transfer * t, GError ** error)
 {
-  cudaStream_t handle = gst_pinned_stream_get_cuda_stream (stream);
+  const GstVideoInfo *info = t->info;
+  Side *src = &t->in, *dst = &t->out;
+  const guint8 *staged[MAX_MEMORIES] = { NULL, };
   guint p, si, di;
 
   if (GST_VIDEO_FORMAT_INFO_IS_TILED (info->finfo)) {
@@ -226,7 +452,9 @@ copy_planes (GstPinnedStream * stream, const GstVideoInfo * info, Side * src,
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     guint rows = plane_rows (info, p);
     gsize width, src_extent, dst_extent;
-    guint8 *s, *d;
+    gboolean s_dev, d_dev;
+    const guint8 *s;
+    guint8 *d;
 
     if (src->stride[p] <= 0 || dst->stride[p] <= 0) {
       g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
@@ -250,19 +478,167 @@ copy_planes (GstPinnedStream * stream, const GstVideoInfo * info, Side * src,
 
     s = src->map[si].data + (src->offset[p] - src->start[si]);
     d = dst->map[di].data + (dst->offset[p] - dst->start[di]);
+    s_dev = is_device (src, si);
+    d_dev = is_device (dst, di);
+
+    /* A pageable source is staged whole, once, then copied pitched from
+     * page-locked memory. */
+    if (!s_dev && d_dev && needs_staging (t, src, si)) {
+      if (staged[si] == NULL) {
+        staged[si] = gst_pinned_stager_stage (t->stager, src->map[si].data,
+            src->map[si].size, error);
+        if (staged[si] == NULL)
+          return FALSE;
+      }
+      s = staged[si] + (s - src->map[si].data);
+    } else if (s_dev && !d_dev && needs_staging (t, dst, di)) {
+      if (!copy_2d_staged_out (t, d, dst->stride[p], s, src->stride[p],
+              width, rows, error))
+        return FALSE;
+      continue;
+    }
 
     if (rows == 1) {
-      if (!gst_pinned_cuda_result (cudaMemcpyAsync (d, s, width,
-                  copy_kind (src->device[si], dst->device[di]), handle), error))
+      if (!direct (t, d, d_dev, s, s_dev, width, error))
         return FALSE;
     } else if (!gst_pinned_cuda_result (cudaMemcpy2DAsync (d, dst->stride[p],
-                s, src->stride[p], width, rows, copy_kind (src->device[si],
-                    dst->device[di]), handle), error)) {
+                s, src->stride[p], width, rows, copy_kind (s_dev, d_dev),
+                t->handle), error)) {
       return FALSE;
     }
   }
 
   return TRUE;
+}
+
+static void
+count_side (Transfer * t, Side * side)
+{
+  guint i;
+
+  /* The pool path counts nothing: no lock per frame. */
+  for (i = 0; i < side->n_mem; i++) {
+    if (side->kind[i] != KIND_DEVICE && side->kind[i] != KIND_PINNED)
+      count (t, side, i);
+  }
+}
+
+/**
+ * gst_pinned_transfer_video_frame_full:
+ * @stream: the stream to enqueue the copies on
+ * @info: the video info of both buffers; each buffer's #GstVideoMeta, if
+ *   it has one, gives its layout
+ * @src: the frame to copy: gst-pinned host or device memory, or system
+ *   memory
+ * @dst: the buffer to copy into, likewise
+ * @pageable: (nullable): how to copy pageable host memory, and what to
+ *   remember of it between frames; %NULL copies it as
+ *   %GST_PINNED_PAGEABLE_DIRECT does and waits for copies of page-locked
+ *   memory without fences
+ * @error: (out) (optional): where to describe a failure
+ *
+ * Enqueues the copy of a video frame from @src to @dst on @stream, after the
+ * GPU work that last wrote @src and last accessed @dst, and records one
+ * fence that becomes @dst's writer and joins @src's readers.
+ *
+ * The host does not wait for copies of gst-pinned memory. Host memory of
+ * other allocators: a source that is page-locked but has no fences (another
+ * allocator's, or registered through @pageable) is kept by @pageable until
+ * its copy is done (without @pageable, the copy is waited for); a pageable
+ * source is staged as @pageable says. A host destination that is not
+ * gst-pinned memory holds the frame when this returns.
+ *
+ * Returns: %TRUE when the copies were enqueued
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
+    const GstVideoInfo * info, GstBuffer * src, GstBuffer * dst,
+    GstPinnedPageable * pageable, GError ** error)
+{
+  GstPinnedContext *context;
+  GstPinnedFence *fence = NULL;
+  /* Not cleared as a whole: the sides' maps are big, and filled as used. */
+  Transfer t;
+  gboolean ok, whole;
+
+  g_return_val_if_fail (stream != NULL, FALSE);
+  g_return_val_if_fail (info != NULL, FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (src), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (dst), FALSE);
+  g_return_val_if_fail (pageable == NULL || GST_IS_PINNED_PAGEABLE (pageable),
+      FALSE);
+
+  ensure_debug_category ();
+
+  t.stager = NULL;
+  t.stream = stream;
+  t.handle = gst_pinned_stream_get_cuda_stream (stream);
+  t.info = info;
+  t.pageable = pageable;
+  /* The mode matters only for host memory that is not ours. */
+  t.mode = GST_PINNED_PAGEABLE_DIRECT;
+
+  context = gst_pinned_stream_get_context (stream);
+  if (!gst_pinned_context_push (context, error))
+    return FALSE;
+
+  /* Earlier inputs whose copies are done go back to their owner. */
+  if (pageable)
+    gst_pinned_pageable_release_done (pageable);
+
+  if (!side_map (&t, &t.in, src, GST_MAP_READ, error)) {
+    gst_pinned_context_pop (context);
+    return FALSE;
+  }
+  if (!side_map (&t, &t.out, dst, GST_MAP_WRITE, error)) {
+    side_unmap (&t.in);
+    gst_pinned_context_pop (context);
+    return FALSE;
+  }
+
+  ok = gst_pinned_buffer_sync_stream (src, stream, GST_MAP_READ, error) &&
+      gst_pinned_buffer_sync_stream (dst, stream, GST_MAP_WRITE, error);
+
+  whole = same_layout (info, &t.in, &t.out);
+  if (ok && pageable && (t.in.foreign || t.out.foreign)) {
+    t.mode = gst_pinned_pageable_get_mode (pageable);
+    ok = reserve_staging (&t, !whole, error);
+  }
+
+  if (ok && whole)
+    ok = copy_whole (&t, error);
+  else if (ok)
+    ok = copy_planes (&t, error);
+
+  if (ok)
+    ok = (fence = gst_pinned_stream_record_fence (stream, error)) != NULL;
+
+  if (t.stager)
+    gst_pinned_stager_finish (t.stager, fence);
+
+  if (ok) {
+    gst_pinned_buffer_add_fence (src, fence, GST_MAP_READ);
+    gst_pinned_buffer_add_fence (dst, fence, GST_MAP_WRITE);
+    if (t.out.unfenced || (t.in.unfenced && pageable == NULL)) {
+      GST_LOG ("waiting for a copy with unfenced page-locked memory");
+      ok = gst_pinned_fence_wait (fence, error);
+    } else if (t.in.unfenced) {
+      ok = gst_pinned_pageable_hold (pageable, src, fence, error);
+    }
+    gst_pinned_fence_unref (fence);
+    if (t.in.foreign)
+      count_side (&t, &t.in);
+    if (t.out.foreign)
+      count_side (&t, &t.out);
+  }
+
+  side_unmap (&t.out);
+  side_unmap (&t.in);
+  gst_pinned_context_pop (context);
+
+  return ok;
 }
 
 /**
@@ -275,11 +651,9 @@ copy_planes (GstPinnedStream * stream, const GstVideoInfo * info, Side * src,
  * @dst: the buffer to copy into, likewise
  * @error: (out) (optional): where to describe a failure
  *
- * Enqueues the copy of a video frame from @src to @dst on @stream, after the
- * GPU work that last wrote @src and last accessed @dst, and records one
- * fence that becomes @dst's writer and joins @src's readers. The host does
- * not wait, except where CUDA itself copies synchronously (pageable memory)
- * or where page-locked memory of another allocator needs it.
+ * gst_pinned_transfer_video_frame_full() without a #GstPinnedPageable:
+ * pageable memory goes through CUDA's own staging, and copies of
+ * page-locked memory without fences are waited for.
  *
  * Returns: %TRUE when the copies were enqueued
  *
@@ -290,56 +664,6 @@ gst_pinned_transfer_video_frame (GstPinnedStream * stream,
     const GstVideoInfo * info, GstBuffer * src, GstBuffer * dst,
     GError ** error)
 {
-  GstPinnedContext *context;
-  GstPinnedFence *fence = NULL;
-  Side in, out;
-  gboolean ok;
-
-  g_return_val_if_fail (stream != NULL, FALSE);
-  g_return_val_if_fail (info != NULL, FALSE);
-  g_return_val_if_fail (GST_IS_BUFFER (src), FALSE);
-  g_return_val_if_fail (GST_IS_BUFFER (dst), FALSE);
-
-  ensure_debug_category ();
-
-  context = gst_pinned_stream_get_context (stream);
-  if (!gst_pinned_context_push (context, error))
-    return FALSE;
-
-  if (!side_map (&in, src, info, GST_MAP_READ, error)) {
-    gst_pinned_context_pop (context);
-    return FALSE;
-  }
-  if (!side_map (&out, dst, info, GST_MAP_WRITE, error)) {
-    side_unmap (&in);
-    gst_pinned_context_pop (context);
-    return FALSE;
-  }
-
-  ok = gst_pinned_buffer_sync_stream (src, stream, GST_MAP_READ, error) &&
-      gst_pinned_buffer_sync_stream (dst, stream, GST_MAP_WRITE, error);
-
-  if (ok && same_layout (info, &in, &out))
-    ok = copy_whole (stream, &in, &out, error);
-  else if (ok)
-    ok = copy_planes (stream, info, &in, &out, error);
-
-  if (ok)
-    ok = (fence = gst_pinned_stream_record_fence (stream, error)) != NULL;
-
-  if (ok) {
-    gst_pinned_buffer_add_fence (src, fence, GST_MAP_READ);
-    gst_pinned_buffer_add_fence (dst, fence, GST_MAP_WRITE);
-    if (in.unfenced_pinned || out.unfenced_pinned) {
-      GST_LOG ("waiting for a copy with unfenced page-locked memory");
-      ok = gst_pinned_fence_wait (fence, error);
-    }
-    gst_pinned_fence_unref (fence);
-  }
-
-  side_unmap (&out);
-  side_unmap (&in);
-  gst_pinned_context_pop (context);
-
-  return ok;
+  return gst_pinned_transfer_video_frame_full (stream, info, src, dst, NULL,
+      error);
 }

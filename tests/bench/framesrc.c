@@ -8,6 +8,7 @@
  */
 
 #include <string.h>
+#include <gst/base/gstbasesink.h>
 #include <gst/pinned/pinned.h>
 
 #include "framesrc.h"
@@ -107,6 +108,15 @@ bench_frame_src_decide_allocation (GstBaseSrc * src, GstQuery * query)
   gst_query_parse_allocation (query, &caps, NULL);
   size = self->info.size;
 
+  if (self->mode == BENCH_SOURCE_FRESH) {
+    /* Nothing from downstream: a new system-memory buffer per frame. */
+    while (gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_remove_nth_allocation_pool (query, 0);
+    while (gst_query_get_n_allocation_params (query) > 0)
+      gst_query_remove_nth_allocation_param (query, 0);
+    return TRUE;
+  }
+
   if (self->mode == BENCH_SOURCE_POOL) {
     /* Take what downstream offers, with enough buffers to cycle. */
     if (gst_query_get_n_allocation_pools (query) > 0) {
@@ -174,6 +184,26 @@ bench_frame_src_query (GstBaseSrc * src, GstQuery * query)
 }
 
 static GstFlowReturn
+bench_frame_src_alloc (GstBaseSrc * src, guint64 offset, guint size,
+    GstBuffer ** buf)
+{
+  BenchFrameSrc *self = BENCH_FRAME_SRC (src);
+
+  if (self->mode != BENCH_SOURCE_FRESH)
+    return GST_BASE_SRC_CLASS (bench_frame_src_parent_class)->alloc (src,
+        offset, size, buf);
+
+  /* As a file reader or a decoder with buffers of its own: memory the
+   * upload has never seen (a frame of 4K RGBA is a fresh mmap()). */
+  *buf = gst_buffer_new_allocate (NULL, self->info.size, NULL);
+  gst_buffer_add_video_meta_full (*buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&self->info), GST_VIDEO_INFO_WIDTH (&self->info),
+      GST_VIDEO_INFO_HEIGHT (&self->info), GST_VIDEO_INFO_N_PLANES
+      (&self->info), self->info.offset, self->info.stride);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
 bench_frame_src_fill (GstBaseSrc * src, guint64 offset, guint size,
     GstBuffer * buf)
 {
@@ -189,9 +219,10 @@ bench_frame_src_fill (GstBaseSrc * src, guint64 offset, guint size,
   else if ((guint64) (now - self->start_us) * 1000 >= self->duration_ns)
     return GST_FLOW_EOS;
 
-  /* Content is written once per buffer; after that the buffer only cycles. */
-  seed_data = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buf),
-      seed_quark);
+  /* Content is written once per buffer; after that the buffer only cycles.
+   * Fresh buffers are written every time. */
+  seed_data = self->mode == BENCH_SOURCE_FRESH ? NULL :
+      gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buf), seed_quark);
   if (seed_data == NULL) {
     GstMapInfo map;
 
@@ -237,7 +268,7 @@ bench_frame_src_class_init (BenchFrameSrcClass * klass)
       g_param_spec_boxed ("caps", "Caps", "Caps to push", GST_TYPE_CAPS,
           G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MODE,
-      g_param_spec_int ("mode", "Mode", "BenchSourceMode", 0, 2, 0,
+      g_param_spec_int ("mode", "Mode", "BenchSourceMode", 0, 3, 0,
           G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DURATION,
       g_param_spec_uint64 ("duration", "Duration", "Push for this long (ns)",
@@ -257,6 +288,7 @@ bench_frame_src_class_init (BenchFrameSrcClass * klass)
   src_class->start = bench_frame_src_start;
   src_class->stop = bench_frame_src_stop;
   src_class->query = bench_frame_src_query;
+  src_class->alloc = bench_frame_src_alloc;
   src_class->fill = bench_frame_src_fill;
 
   seed_quark = g_quark_from_static_string ("bench-seed");
@@ -277,4 +309,76 @@ bench_frame_src_register (void)
 {
   gst_element_register (NULL, "benchframesrc", GST_RANK_NONE,
       BENCH_TYPE_FRAME_SRC);
+}
+
+/* ----------------------------------------------------------------------- */
+
+#define BENCH_TYPE_POOL_SINK (bench_pool_sink_get_type ())
+G_DECLARE_FINAL_TYPE (BenchPoolSink, bench_pool_sink, BENCH, POOL_SINK,
+    GstBaseSink);
+
+struct _BenchPoolSink
+{
+  GstBaseSink parent;
+};
+
+G_DEFINE_TYPE (BenchPoolSink, bench_pool_sink, GST_TYPE_BASE_SINK);
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw"));
+
+static gboolean
+bench_pool_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
+{
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  pool = gst_video_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 4, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_set_config (pool, config);
+  gst_query_add_allocation_pool (query, pool, info.size, 4, 0);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_object_unref (pool);
+
+  return TRUE;
+}
+
+static GstFlowReturn
+bench_pool_sink_render (GstBaseSink * sink, GstBuffer * buffer)
+{
+  return GST_FLOW_OK;
+}
+
+static void
+bench_pool_sink_class_init (BenchPoolSinkClass * klass)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSinkClass *sink_class = GST_BASE_SINK_CLASS (klass);
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class, "Benchmark pool sink",
+      "Sink/Video", "Proposes a system-memory pool", "gst-pinned developers");
+  sink_class->propose_allocation = bench_pool_sink_propose_allocation;
+  sink_class->render = bench_pool_sink_render;
+}
+
+static void
+bench_pool_sink_init (BenchPoolSink * self)
+{
+  gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
+}
+
+void
+bench_pool_sink_register (void)
+{
+  gst_element_register (NULL, "benchpoolsink", GST_RANK_NONE,
+      BENCH_TYPE_POOL_SINK);
 }

@@ -15,6 +15,8 @@
  *   pageable  a system-memory pool of its own: upstream ignores the offer
  *   device    device frames (caps with memory:PinnedDevice) from a device
  *             pool of its own, for benchmarking a download alone
+ *   fresh     a new system-memory buffer per frame (a file reader, a
+ *             decoder with buffers of its own), written each frame
  * Each buffer carries in its offset the seed of its content, so that a sink
  * can check what arrived (bench_expected_byte()). */
 
@@ -34,9 +36,14 @@ typedef enum
   BENCH_SOURCE_POOL,
   BENCH_SOURCE_PAGEABLE,
   BENCH_SOURCE_DEVICE,
+  BENCH_SOURCE_FRESH,
 } BenchSourceMode;
 
 void    bench_frame_src_register  (void);
+
+/* benchpoolsink: a sink that proposes a system-memory video pool of its
+ * own upstream, as a display or device sink does. */
+void    bench_pool_sink_register  (void);
 
 /* The content of a frame: byte i of seed s. */
 static inline guint8

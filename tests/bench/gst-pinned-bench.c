@@ -29,20 +29,34 @@
  * the peer, CPU time per buffer and CPU cores (getrusage), median and spread
  * of the repeats. Every configuration's last frame is checked byte for byte.
  *
+ * Rows for sources that ignore the offered pool: a source recycling its own
+ * pageable buffers, a fresh pageable buffer per frame (with the source
+ * alone and cudaupload on the same frames: the time each adds per frame),
+ * an application pushing through appsrc (into the offered pool, or its own
+ * malloc()ed frames), a download into a pool downstream proposes, and
+ * huge-page pools. Rows that are not one pipeline, run only when named:
+ * anatomy (where a pageable frame's time goes), api-costs (CPU time of each
+ * CUDA call of the per-frame path), mapped (a kernel reading
+ * mapped host memory against a copy), limit-hugepages (the rotating-buffer
+ * limit by kind of page-locked memory), decoder-openh264 (needs --clip).
+ *
  *   gst-pinned-bench [--sizes FMT:WxH,...] [--rows upload,...] [--repeats N]
  *                    [--duration-ms MS] [--warmup-ms MS] [--quick]
  *                    [--csv FILE] [--json FILE] [--clips DIR]
+ *                    [--clip FILE.h264] [--pipeline LAUNCH]
  */
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 #include <gst/pinned/pinned.h>
 #include <gst/pinned/gstpinnedcuda.h>
 
 #include "framesrc.h"
+#include "extras.h"
 
 GST_DEBUG_CATEGORY_STATIC (bench_debug);
 #define GST_CAT_DEFAULT bench_debug
@@ -65,6 +79,13 @@ typedef enum
   DIR_BOTH,
 } Direction;
 
+typedef enum
+{
+  FEED_NONE,
+  FEED_APP_POOL,                /* appsrc: into the offered pool */
+  FEED_APP_MALLOC,              /* appsrc: the application's own frames */
+} Feed;
+
 typedef struct
 {
   const gchar *name;
@@ -74,10 +95,21 @@ typedef struct
   const gchar *peer;            /* the row this one is compared with */
   gboolean needs_nvcodec;
   gboolean fixed_seed;          /* imagefreeze renumbers offsets */
+  Feed feed;
+  /* The source alone: the time per frame this row adds over it is printed,
+   * for sources whose own work dominates. */
+  const gchar *base;
   /* Decode rows: the codec of the clip (@CLIP@, @PARSE@, @DEC@ in the
    * launch line); the frames are not the source's, nothing is checked. */
   const gchar *codec;
 } Row;
+
+/* Rows of the default run; the others run when named (--rows), or with
+ * --rows all. */
+static const gchar *default_rows[] = {
+  "upload", "download", "roundtrip", "roundtrip-queue", "overlap",
+  "overlap-serial", "peer-upload", "peer-download", "peer-roundtrip", NULL
+};
 
 static const Row rows[] = {
   {"upload", "benchframesrc name=src ! @CAPS@ ! pinnedupload @POOL@ ! "
@@ -94,9 +126,56 @@ static const Row rows[] = {
         "@POOL@ ! queue max-size-buffers=4 ! pinneddownload @POOL@ ! queue "
         "max-size-buffers=4 ! fakesink name=sink sync=false",
       BENCH_SOURCE_POOL, DIR_BOTH, "peer-roundtrip", FALSE, FALSE},
-  {"upload-pageable", "benchframesrc name=src ! @CAPS@ ! pinnedupload ! "
-        "fakesink name=sink sync=false", BENCH_SOURCE_PAGEABLE, DIR_UP,
-      "peer-upload", FALSE, FALSE},
+  /* A source that ignores the offered pool and recycles 4 buffers of its
+   * own: registered (auto), or forced through staging or CUDA. */
+  {"upload-pageable-recycled", "benchframesrc name=src ! @CAPS@ ! "
+        "pinnedupload ! fakesink name=sink sync=false", BENCH_SOURCE_PAGEABLE,
+      DIR_UP, "peer-upload", FALSE, FALSE},
+  {"upload-pageable-direct", "benchframesrc name=src ! @CAPS@ ! pinnedupload "
+        "pageable-mode=direct ! fakesink name=sink sync=false",
+      BENCH_SOURCE_PAGEABLE, DIR_UP, "peer-upload", FALSE, FALSE},
+  {"upload-pageable-stage", "benchframesrc name=src ! @CAPS@ ! pinnedupload "
+        "pageable-mode=stage ! fakesink name=sink sync=false",
+      BENCH_SOURCE_PAGEABLE, DIR_UP, "peer-upload", FALSE, FALSE},
+  /* A fresh buffer per frame, written by the source (a file reader). */
+  {"upload-pageable-fresh", "benchframesrc name=src ! @CAPS@ ! pinnedupload "
+        "! fakesink name=sink sync=false", BENCH_SOURCE_FRESH, DIR_UP,
+      "peer-upload-fresh", FALSE, FALSE, FEED_NONE, "source-fresh"},
+  {"upload-pageable-fresh-wc", "benchframesrc name=src ! @CAPS@ ! "
+        "pinnedupload write-combined=true ! fakesink name=sink sync=false",
+        BENCH_SOURCE_FRESH, DIR_UP, "peer-upload-fresh", FALSE, FALSE,
+      FEED_NONE, "source-fresh"},
+  {"upload-pageable-fresh-direct", "benchframesrc name=src ! @CAPS@ ! "
+        "pinnedupload pageable-mode=direct ! fakesink name=sink sync=false",
+        BENCH_SOURCE_FRESH, DIR_UP, "peer-upload-fresh", FALSE, FALSE,
+      FEED_NONE, "source-fresh"},
+  {"source-fresh", "benchframesrc name=src ! @CAPS@ ! fakesink name=sink "
+        "sync=false", BENCH_SOURCE_FRESH, DIR_UP, NULL, FALSE, FALSE},
+  /* An application pushing frames through appsrc. */
+  {"appsrc-pool", "appsrc name=src ! @CAPS@ ! pinnedupload ! fakesink "
+        "name=sink sync=false", BENCH_SOURCE_POOL, DIR_UP, "appsrc-malloc",
+      FALSE, FALSE, FEED_APP_POOL},
+  {"appsrc-malloc", "appsrc name=src ! @CAPS@ ! pinnedupload ! fakesink "
+        "name=sink sync=false", BENCH_SOURCE_POOL, DIR_UP, NULL, FALSE, FALSE,
+      FEED_APP_MALLOC},
+  /* Downstream proposes a system-memory pool, and we copy into it. */
+  {"download-pageable-stage", "benchframesrc name=src ! @CAPS@ ! "
+        "pinneddownload pageable-mode=stage ! benchpoolsink name=sink",
+      BENCH_SOURCE_DEVICE, DIR_DOWN, "peer-download", FALSE, FALSE},
+  {"download-pageable-register", "benchframesrc name=src ! @CAPS@ ! "
+        "pinneddownload pageable-mode=register ! benchpoolsink name=sink",
+      BENCH_SOURCE_DEVICE, DIR_DOWN, "peer-download", FALSE, FALSE},
+  {"download-pageable-direct", "benchframesrc name=src ! @CAPS@ ! "
+        "pinneddownload pageable-mode=direct ! benchpoolsink name=sink",
+      BENCH_SOURCE_DEVICE, DIR_DOWN, "peer-download", FALSE, FALSE},
+  /* Page-locked pools backed by huge pages. */
+  {"upload-hugepages", "benchframesrc name=src ! @CAPS@ ! pinnedupload "
+        "huge-pages=true @POOL@ ! fakesink name=sink sync=false",
+      BENCH_SOURCE_POOL, DIR_UP, "peer-upload", FALSE, FALSE},
+  {"roundtrip-hugepages", "benchframesrc name=src ! @CAPS@ ! pinnedupload "
+        "huge-pages=true @POOL@ ! pinneddownload huge-pages=true @POOL@ ! "
+        "fakesink name=sink sync=false", BENCH_SOURCE_POOL, DIR_BOTH,
+      "peer-roundtrip", FALSE, FALSE},
   /* A kernel as long as a copy between the copies: on own streams the
    * three overlap, on the shared stream they take turns. */
   {"overlap", "benchframesrc name=src ! @CAPS@ ! pinnedupload @POOL@ ! "
@@ -120,17 +199,21 @@ static const Row rows[] = {
   {"decode-pinned", "multifilesrc location=@CLIP@ stop-index=0 loop=true ! "
         "@PARSE@ ! @DEC@ ! video/x-raw(memory:CUDAMemory) ! pinneddownload "
         "@POOL@ ! fakesink name=sink sync=false", BENCH_SOURCE_POOL, DIR_DOWN,
-      "decode-system", TRUE, FALSE, "any"},
+      "decode-system", TRUE, FALSE, FEED_NONE, NULL, "any"},
   {"decode-cudadownload", "multifilesrc location=@CLIP@ stop-index=0 "
         "loop=true ! @PARSE@ ! @DEC@ ! video/x-raw(memory:CUDAMemory) ! "
         "cudadownload ! video/x-raw ! fakesink name=sink sync=false",
-      BENCH_SOURCE_POOL, DIR_DOWN, "decode-system", TRUE, FALSE, "any"},
+      BENCH_SOURCE_POOL, DIR_DOWN, "decode-system", TRUE, FALSE, FEED_NONE, NULL, "any"},
   {"decode-system", "multifilesrc location=@CLIP@ stop-index=0 loop=true ! "
         "@PARSE@ ! @DEC@ ! video/x-raw ! fakesink name=sink sync=false",
-      BENCH_SOURCE_POOL, DIR_DOWN, NULL, TRUE, FALSE, "any"},
+      BENCH_SOURCE_POOL, DIR_DOWN, NULL, TRUE, FALSE, FEED_NONE, NULL, "any"},
   {"peer-upload", "benchframesrc name=src ! @CAPS@ ! cudaupload ! "
         "video/x-raw(memory:CUDAMemory) ! fakesink name=sink sync=false",
       BENCH_SOURCE_POOL, DIR_UP, NULL, TRUE, FALSE},
+  {"peer-upload-fresh", "benchframesrc name=src ! @CAPS@ ! cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! fakesink name=sink sync=false",
+        BENCH_SOURCE_FRESH, DIR_UP, NULL, TRUE, FALSE, FEED_NONE,
+      "source-fresh"},
   /* Without the system memory caps after cudadownload, it negotiates
    * CUDA memory passthrough with fakesink and copies nothing. */
   {"peer-download", "benchframesrc name=src duration=1 ! @CAPS@ ! "
@@ -200,8 +283,10 @@ static struct
   gint pool_size;
   gint limit_rotate;
   gchar *clips;
+  gchar *clip;
+  gchar *pipeline;
 } opts = {
-  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, 0, NULL
+  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL
 };
 
 /* A clip for the decode rows: @codec-WxH.@codec in the clips folder. */
@@ -580,10 +665,182 @@ config_caps (const Config * c, const Row * row)
       "(memory:PinnedDevice)" : "", c->format, c->width, c->height);
 }
 
+/* ----------------------------------------------------------------------- */
+/* An application feeding appsrc */
+
+#define APP_SLOTS 4
+
+typedef struct
+{
+  GstElement *appsrc;
+  GstVideoInfo info;
+  Feed feed;
+  gint stop;
+  GThread *thread;
+  /* FEED_APP_MALLOC: the application's own frames, reused once the
+   * pipeline lets go of them */
+  GMutex lock;
+  GCond cond;
+  guint8 *slots[APP_SLOTS];
+  gboolean busy[APP_SLOTS];
+} Feeder;
+
+typedef struct
+{
+  Feeder *feeder;
+  guint slot;
+} SlotRef;
+
+static void
+slot_free (gpointer data)
+{
+  SlotRef *ref = data;
+
+  g_mutex_lock (&ref->feeder->lock);
+  ref->feeder->busy[ref->slot] = FALSE;
+  g_cond_signal (&ref->feeder->cond);
+  g_mutex_unlock (&ref->feeder->lock);
+  g_free (ref);
+}
+
+static gint
+wait_slot (Feeder * f)
+{
+  gint slot = -1;
+  guint i;
+
+  g_mutex_lock (&f->lock);
+  while (slot < 0 && !g_atomic_int_get (&f->stop)) {
+    for (i = 0; i < APP_SLOTS && slot < 0; i++) {
+      if (!f->busy[i])
+        slot = i;
+    }
+    if (slot < 0)
+      g_cond_wait_until (&f->cond, &f->lock, g_get_monotonic_time () +
+          100 * G_TIME_SPAN_MILLISECOND);
+  }
+  if (slot >= 0)
+    f->busy[slot] = TRUE;
+  g_mutex_unlock (&f->lock);
+  return slot;
+}
+
+static gpointer
+feeder_thread (gpointer data)
+{
+  Feeder *f = data;
+  GstPad *pad = gst_element_get_static_pad (f->appsrc, "src");
+  GstCaps *caps = gst_video_info_to_caps (&f->info);
+  GstClockTime duration = gst_util_uint64_scale_int (GST_SECOND,
+      MAX (f->info.fps_d, 1), MAX (f->info.fps_n, 1));
+  GstBufferPool *pool = NULL;
+  guint64 seed = 0;
+
+  /* The page-locked pool pinnedupload offers, for the frames the
+   * application writes. */
+  if (f->feed == FEED_APP_POOL) {
+    pool = gst_pinned_host_buffer_pool_from_peer (pad, caps, 4);
+    if (pool == NULL) {
+      /* Asked again once: the upload may still be starting. */
+      g_usleep (100000);
+      pool = gst_pinned_host_buffer_pool_from_peer (pad, caps, 4);
+    }
+    if (pool == NULL)
+      GST_ERROR ("appsrc's peer offers no page-locked pool");
+  }
+
+  while (!g_atomic_int_get (&f->stop) && (pool || f->feed != FEED_APP_POOL)) {
+    GstBuffer *buf = NULL;
+    GstMapInfo map;
+
+    seed++;
+    if (pool) {
+      if (gst_buffer_pool_acquire_buffer (pool, &buf, NULL) != GST_FLOW_OK)
+        break;
+      gst_buffer_map (buf, &map, GST_MAP_WRITE);
+      bench_fill (map.data, f->info.size, seed);
+      gst_buffer_unmap (buf, &map);
+    } else {
+      gint slot = wait_slot (f);
+      SlotRef *ref;
+
+      if (slot < 0)
+        break;
+      bench_fill (f->slots[slot], f->info.size, seed);
+      ref = g_new0 (SlotRef, 1);
+      ref->feeder = f;
+      ref->slot = slot;
+      buf = gst_buffer_new_wrapped_full (0, f->slots[slot], f->info.size, 0,
+          f->info.size, ref, slot_free);
+    }
+    GST_BUFFER_OFFSET (buf) = seed;
+    GST_BUFFER_PTS (buf) = (seed - 1) * duration;
+    GST_BUFFER_DURATION (buf) = duration;
+    if (gst_app_src_push_buffer (GST_APP_SRC (f->appsrc), buf) != GST_FLOW_OK)
+      break;
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (f->appsrc));
+
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  return NULL;
+}
+
+static Feeder *
+feeder_new (GstElement * appsrc, const gchar * caps_str, Feed feed)
+{
+  Feeder *f = g_new0 (Feeder, 1);
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  guint i;
+
+  f->appsrc = gst_object_ref (appsrc);
+  f->feed = feed;
+  gst_video_info_from_caps (&f->info, caps);
+  g_mutex_init (&f->lock);
+  g_cond_init (&f->cond);
+  if (feed == FEED_APP_MALLOC) {
+    for (i = 0; i < APP_SLOTS; i++)
+      f->slots[i] = g_malloc (f->info.size);
+  }
+  g_object_set (appsrc, "caps", caps, "format", GST_FORMAT_TIME, "block",
+      TRUE, "max-bytes", (guint64) (2 * f->info.size), NULL);
+  gst_caps_unref (caps);
+  return f;
+}
+
+static void
+feeder_start (Feeder * f)
+{
+  f->thread = g_thread_new ("app", feeder_thread, f);
+}
+
+/* The pipeline is stopped first: that releases a feeder blocked in a push
+ * or an acquire. */
+static void
+feeder_free (Feeder * f)
+{
+  guint i;
+
+  g_atomic_int_set (&f->stop, 1);
+  if (f->thread)
+    g_thread_join (f->thread);
+  for (i = 0; i < APP_SLOTS; i++)
+    g_free (f->slots[i]);
+  g_mutex_clear (&f->lock);
+  g_cond_clear (&f->cond);
+  gst_object_unref (f->appsrc);
+  g_free (f);
+}
+
 /* One run of one row; FALSE with a note when it could not run. */
 static gboolean
 run_once (const Config * c, const Row * row, Result * res)
 {
+  Feeder *feeder = NULL;
   gchar *caps_str = config_caps (c, row);
   gchar *launch = make_launch (c, row, caps_str);
   GError *error = NULL;
@@ -603,7 +860,10 @@ run_once (const Config * c, const Row * row, Result * res)
   }
 
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  if (src) {
+  if (src && row->feed != FEED_NONE) {
+    feeder = feeder_new (src, caps_str, row->feed);
+    gst_object_unref (src);
+  } else if (src) {
     caps = gst_caps_from_string (caps_str);
     g_object_set (src, "caps", caps, "mode", row->mode, NULL);
     if (!row->fixed_seed)
@@ -625,6 +885,8 @@ run_once (const Config * c, const Row * row, Result * res)
 
   bus = gst_element_get_bus (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  if (feeder)
+    feeder_start (feeder);
   msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
       GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_APPLICATION);
   if (msg == NULL || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_APPLICATION) {
@@ -654,7 +916,11 @@ run_once (const Config * c, const Row * row, Result * res)
     gst_message_unref (msg);
   gst_object_unref (bus);
 
+  if (feeder)
+    g_atomic_int_set (&feeder->stop, 1);
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (feeder)
+    feeder_free (feeder);
   if (ok && row->codec) {
     /* A decoder's frames: tests/gpu (step interop) checks them. */
     res->verified = TRUE;
@@ -681,6 +947,33 @@ out:
 
 /* ----------------------------------------------------------------------- */
 /* Output */
+
+static const Row *find_row (const gchar * name);
+
+/* For sources whose own work dominates (a fresh buffer written per frame):
+ * the time this row adds per frame over the source alone, and the peer's. */
+static void
+print_added (const Config * c, const Row * row, Result * results)
+{
+  const Row *base = find_row (row->base);
+  const Row *peer = row->peer ? find_row (row->peer) : NULL;
+  gdouble fps = median (results[row - rows].fps, results[row - rows].n);
+  gdouble base_fps, added, peer_added = 0;
+
+  if (base == NULL || results[base - rows].n == 0 || fps <= 0)
+    return;
+  base_fps = median (results[base - rows].fps, results[base - rows].n);
+  added = 1e6 / fps - 1e6 / base_fps;
+  if (peer && results[peer - rows].n > 0)
+    peer_added = 1e6 / median (results[peer - rows].fps,
+        results[peer - rows].n) - 1e6 / base_fps;
+  g_print ("%-6s %-10s   adds %.0f us/frame to the source alone (%.0f "
+      "us/frame)", "", "", added, 1e6 / base_fps);
+  if (peer_added > 0)
+    g_print ("; %s adds %.0f: %.2fx less", peer->name, peer_added,
+        peer_added / MAX (added, 1));
+  g_print ("\n");
+}
 
 static gdouble
 bytes_per_frame (const Config * c, const Row * row)
@@ -720,17 +1013,41 @@ find_row (const gchar * name)
 }
 
 static gboolean
-row_selected (const Row * row)
+name_selected (const gchar * name)
 {
   gchar **names;
   gboolean found;
 
   if (opts.rows == NULL)
+    return g_strv_contains (default_rows, name);
+  if (g_strcmp0 (opts.rows, "all") == 0)
     return TRUE;
   names = g_strsplit (opts.rows, ",", -1);
-  found = g_strv_contains ((const gchar * const *) names, row->name);
+  found = g_strv_contains ((const gchar * const *) names, name);
   g_strfreev (names);
   return found;
+}
+
+static gboolean
+row_selected (const Row * row)
+{
+  return name_selected (row->name);
+}
+
+/* Selected, or the peer or base of a selected row. */
+static gboolean
+row_needed (const Row * row)
+{
+  guint i;
+
+  if (row_selected (row))
+    return TRUE;
+  for (i = 0; i < G_N_ELEMENTS (rows); i++) {
+    if (row_selected (&rows[i]) && (g_strcmp0 (rows[i].peer, row->name) == 0
+            || g_strcmp0 (rows[i].base, row->name) == 0))
+      return TRUE;
+  }
+  return FALSE;
 }
 
 static GPtrArray *
@@ -787,6 +1104,14 @@ main (int argc, char **argv)
         "Folder of the decode rows' clips, CODEC-WxH.CODEC, for sizes "
           "CODEC:WxH (default tests/media/bench, made by "
           "tests/media/make-clips.sh)", "DIR"},
+    {"pipeline", 0, 0, G_OPTION_ARG_STRING, &opts.pipeline,
+          "Only run this launch line to its end and print one line: frames, "
+          "ms per frame from the 10th on at the sink named sink, median "
+          "us in the element named el, CPU cores, el's pageable-stats",
+        "LAUNCH"},
+    {"clip", 0, 0, G_OPTION_ARG_FILENAME, &opts.clip,
+        "H.264 clip for the decoder-openh264 row (default "
+          ".clips/4k-i420.h264)", "FILE"},
     {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &opts.timeline,
         "Record the overlap rows of the last size as GPU timelines: "
           "PREFIX-overlap.json and PREFIX-serial.json", "PREFIX"},
@@ -819,6 +1144,22 @@ main (int argc, char **argv)
     opts.clips = g_strdup ("tests/media/bench");
   GST_DEBUG_CATEGORY_INIT (bench_debug, "pinnedbench", 0, "benchmark");
   bench_frame_src_register ();
+  bench_pool_sink_register ();
+
+  if (opts.pipeline) {
+    BenchPipelineResult pr;
+    gboolean ok = bench_extras_pipeline (opts.pipeline, &pr);
+    gchar *stats = pr.stats ? gst_structure_to_string (pr.stats) : NULL;
+
+    g_print ("frames=%u period_ms=%.3f inside_us=%.1f cores=%.3f "
+        "frame_bytes=%" G_GSIZE_FORMAT " ok=%d stats=%s\n", pr.frames,
+        pr.period_ms, pr.inside_us, pr.cores, pr.frame_size, ok,
+        stats ? stats : "none");
+    g_free (stats);
+    if (pr.stats)
+      gst_structure_free (pr.stats);
+    return ok ? 0 : 1;
+  }
 
   CHECK (cudaGetDeviceProperties (&props, 0));
   have_nvcodec = gst_registry_check_feature_version (gst_registry_get (),
@@ -880,7 +1221,7 @@ main (int argc, char **argv)
       "pool once, then cycles them\",\n  \"rows\": [\n", props.name, date,
       big_h2d, big_d2h, big_bidir, huge_h2d, huge_d2h, huge_bidir);
 
-  g_print ("\n%-6s %-10s %-19s %9s %7s %7s %6s %6s %8s %6s %6s %s\n",
+  g_print ("\n%-6s %-10s %-28s %9s %7s %7s %6s %6s %8s %6s %6s %s\n",
       "format", "size", "row", "frames/s", "GB/s", "limit", "/limit",
       "/peer", "cpu us/f", "cores", "spread", "check");
 
@@ -899,9 +1240,8 @@ main (int argc, char **argv)
         res->skipped = TRUE;
         continue;
       }
-      if (!row_selected (row) && !(g_str_has_prefix (row->name, "peer-") &&
-              opts.rows && strstr (opts.rows, row->name + 5)) &&
-          !(row->codec && opts.rows && strstr (opts.rows, "decode") &&
+      if (!row_needed (row) && !(row->codec && opts.rows &&
+              strstr (opts.rows, "decode") &&
               g_str_has_prefix (row->name, "decode-"))) {
         res->skipped = TRUE;
         continue;
@@ -967,7 +1307,7 @@ main (int argc, char **argv)
       if (res->n > 0 && !res->verified)
         all_verified = FALSE;
 
-      g_print ("%-6s %-10s %-19s %9.1f %7.2f %7.2f %6.3f %6s %8.1f %6.3f "
+      g_print ("%-6s %-10s %-28s %9.1f %7.2f %7.2f %6.3f %6s %8.1f %6.3f "
           "%6.3f %s\n", c->format, size, row->name, fps, gbps, limit,
           ratio, peer_ratio,
           median (res->cpu_us, res->n), median (res->cores, res->n),
@@ -999,6 +1339,8 @@ main (int argc, char **argv)
           is_overlap (row) ? 1e6 / fps / MAX (median (res->overlap, res->n),
               1e-9) : 0);
       g_free (size);
+      if (row->base && res->n > 0 && g_strcmp0 (row->base, row->name))
+        print_added (c, row, results);
       if (is_overlap (row) && res->n > 0)
         g_print ("%-6s %-10s   frame period %.0f us = %.2f x max(kernel %u us, "
             "copy both ways %.0f us)\n", "", "", 1e6 / fps,
@@ -1028,6 +1370,29 @@ main (int argc, char **argv)
     }
   }
   limit_bench_clear (&lb);
+
+  /* Rows that are not one pipeline, when named. */
+  if (opts.rows && configs->len > 0) {
+    Config *c = g_ptr_array_index (configs, configs->len - 1);
+    GstVideoInfo info;
+
+    gst_video_info_set_format (&info, gst_video_format_from_string
+        (c->format), c->width, c->height);
+    g_print ("\n");
+    if (name_selected ("anatomy") && !bench_extras_anatomy (c->size,
+            info.stride[0]))
+      all_verified = FALSE;
+    if (name_selected ("api-costs") && !bench_extras_api_costs ())
+      all_verified = FALSE;
+    if (name_selected ("mapped") && !bench_extras_mapped ())
+      all_verified = FALSE;
+    if (name_selected ("limit-hugepages") && !bench_extras_hugepages (c->size,
+            MAX (opts.limit_rotate, 4)))
+      all_verified = FALSE;
+    if (name_selected ("decoder-openh264") && !bench_extras_decoder
+        (opts.clip ? opts.clip : ".clips/4k-i420.h264"))
+      all_verified = FALSE;
+  }
 
   if (json->str[json->len - 2] == ',')
     g_string_truncate (json, json->len - 2);

@@ -74,6 +74,7 @@ typedef struct
   gsize size;
   HostKind kind;
   gint pending;
+  guint flags;                  /* of cudaHostAlloc or cudaHostRegister */
 } HostAlloc;
 
 typedef struct
@@ -1446,7 +1447,7 @@ cudaHostAlloc (void **ptr, size_t size, unsigned int flags)
   ENTER (TRUE);
   data = g_aligned_alloc (1, MAX (size, 1), 4096);
   memset (data, 0x5a, size);
-  host_alloc_add (data, size, HOST_ALLOCATED);
+  host_alloc_add (data, size, HOST_ALLOCATED)->flags = flags;
 
   *ptr = data;
   return cudaSuccess;
@@ -1472,16 +1473,30 @@ cudaFreeHost (void *ptr)
 cudaError_t CUDARTAPI
 cudaHostRegister (void *ptr, size_t size, unsigned int flags)
 {
-  HostAlloc *tracked;
-  gboolean beyond;
+  HostAlloc *tracked = NULL;
+  gboolean beyond, locked = FALSE;
+  GList *l;
 
   ENTER (TRUE);
-  /* A pageable buffer of known size cannot be registered past its end. */
   g_mutex_lock (&lock);
-  tracked = find_host_locked (ptr);
-  beyond = tracked && tracked->kind == HOST_TRACKED &&
-      (guint8 *) ptr + size > tracked->ptr + tracked->size;
+  for (l = host_allocs; l; l = l->next) {
+    HostAlloc *h = l->data;
+
+    if ((guint8 *) ptr >= h->ptr + h->size ||
+        h->ptr >= (guint8 *) ptr + size)
+      continue;
+    /* As CUDA: pages that are page-locked already (an overlapping
+     * registration, a cudaHostAlloc) cannot be registered again. */
+    if (h->kind != HOST_TRACKED)
+      locked = TRUE;
+    else if ((guint8 *) ptr >= h->ptr)
+      tracked = h;
+  }
+  /* A pageable buffer of known size cannot be registered past its end. */
+  beyond = tracked && (guint8 *) ptr + size > tracked->ptr + tracked->size;
   g_mutex_unlock (&lock);
+  if (locked)
+    return set_error (cudaErrorHostMemoryAlreadyRegistered);
   if (beyond) {
     g_printerr ("fakecuda: cudaHostRegister (%p, %zu) runs %zu bytes past "
         "the end of pageable buffer %p (%zu bytes)\n", ptr, size,
@@ -1490,7 +1505,7 @@ cudaHostRegister (void *ptr, size_t size, unsigned int flags)
     return set_error (cudaErrorInvalidValue);
   }
 
-  host_alloc_add (ptr, size, HOST_REGISTERED);
+  host_alloc_add (ptr, size, HOST_REGISTERED)->flags = flags;
   return cudaSuccess;
 }
 
@@ -1520,6 +1535,21 @@ fakecuda_untrack_host_range (const void *ptr)
   if (!host_alloc_remove ("fakecuda_untrack_host_range", (void *) ptr,
           HOST_TRACKED))
     g_error ("fakecuda: %p is no tracked pageable buffer", ptr);
+}
+
+cudaError_t CUDARTAPI
+cudaHostGetFlags (unsigned int *flags, void *ptr)
+{
+  HostAlloc *h;
+
+  ENTER (TRUE);
+  g_mutex_lock (&lock);
+  h = find_host_locked (ptr);
+  if (h && h->kind == HOST_ALLOCATED)
+    *flags = h->flags;
+  g_mutex_unlock (&lock);
+  return h && h->kind == HOST_ALLOCATED ? cudaSuccess :
+      set_error (cudaErrorInvalidValue);
 }
 
 cudaError_t CUDARTAPI

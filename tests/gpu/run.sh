@@ -8,6 +8,8 @@
 #                                          example demo bench tracers depth
 #                                          interop interop-sanitizer
 #                                          interop-bench
+#                                          pageable smallframes decoder
+#                                          sources appsrc
 #                                          (default: device suite sanitizer
 #                                          inspect)
 # BENCH_ARGS passes options to the benchmark (see gst-pinned-bench --help).
@@ -89,6 +91,67 @@ for step in "${steps[@]}"; do
         > "$OUT/bench.txt" 2> >(tail -200 > "$OUT/bench.err")
       summary+=("bench: rc $?")
       cat "$OUT/bench.txt"
+      ;;
+    pageable)
+      # Sources that ignore the offered pool (docs/performance.md,
+      # "Pageable sources"): recycled, fresh, appsrc, downstream pools,
+      # huge pages; then where a pageable frame's time goes, mapped memory
+      # and the rotating limit by kind of page-locked memory (4K RGBA).
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      LD_LIBRARY_PATH=$libpath timeout 480 build/tests/bench/gst-pinned-bench \
+        --rows upload,upload-pageable-recycled,upload-pageable-direct,upload-pageable-stage,upload-pageable-fresh,upload-pageable-fresh-wc,upload-pageable-fresh-direct,appsrc-pool,appsrc-malloc,download-pageable-stage,download-pageable-register,download-pageable-direct,upload-hugepages,roundtrip-hugepages,anatomy,mapped,limit-hugepages \
+        --sizes NV12:1920x1080,RGBA:3840x2160 --csv "$OUT/pageable.csv" \
+        > "$OUT/pageable.txt" 2> >(tail -100 > "$OUT/pageable.err")
+      summary+=("pageable: rc $? (pageable.txt)")
+      cat "$OUT/pageable.txt"
+      ;;
+    smallframes)
+      # The pool path, small frames to 4K, and what each CUDA call of the
+      # per-frame path costs; perf's view of the round trip where perf is.
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      LD_LIBRARY_PATH=$libpath timeout 420 build/tests/bench/gst-pinned-bench \
+        --rows upload,download,roundtrip,overlap,overlap-serial,api-costs \
+        --sizes GRAY8:320x240,NV12:1920x1080,RGBA:3840x2160 \
+        --csv "$OUT/smallframes.csv" > "$OUT/smallframes.txt" \
+        2> >(tail -100 > "$OUT/smallframes.err")
+      summary+=("smallframes: rc $? (smallframes.txt)")
+      if command -v perf >/dev/null 2>&1; then
+        LD_LIBRARY_PATH=$libpath timeout 120 perf record -g -o "$OUT/perf.data" \
+          build/tests/bench/gst-pinned-bench --rows roundtrip --repeats 1 \
+          --sizes NV12:1920x1080 > /dev/null 2>&1
+        perf report -i "$OUT/perf.data" --no-children --sort dso,symbol \
+          --stdio 2>/dev/null | head -80 > "$OUT/perf-roundtrip.txt"
+        rm -f "$OUT/perf.data"
+      fi
+      cat "$OUT/smallframes.txt"
+      ;;
+    decoder)
+      # openh264dec 4K feeding pinnedupload and cudaupload (.clips/ carried,
+      # or made here if an H.264 encoder is there).
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      [ -s .clips/4k-i420.h264 ] || bash tests/bench/make-clip.sh > /dev/null 2>&1
+      LD_LIBRARY_PATH=$libpath timeout 300 build/tests/bench/gst-pinned-bench \
+        --rows decoder-openh264 --sizes I420:3840x2160 \
+        --clip .clips/4k-i420.h264 > "$OUT/decoder.txt" 2>&1
+      summary+=("decoder: rc $? (decoder.txt)")
+      grep -A20 "^decoder-openh264" "$OUT/decoder.txt"
+      ;;
+    sources)
+      # docs/sources.md's table: each source alone, through pinnedupload and
+      # cudaupload; bit-exact through the pair.
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      LD_LIBRARY_PATH=$libpath OUT=$OUT timeout 540 bash tests/gpu/sources.sh \
+        > /dev/null 2>&1
+      summary+=("sources: rc $? (sources.txt)")
+      cat "$OUT/sources.txt"
+      ;;
+    appsrc)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      for mode in pool malloc; do
+        LD_LIBRARY_PATH=$libpath timeout 120 build/examples/pinned-appsrc \
+          --mode $mode --frames 600 > "$OUT/appsrc-$mode.log" 2>&1
+        summary+=("appsrc $mode: rc $? $(tail -1 "$OUT/appsrc-$mode.log")")
+      done
       ;;
     depth)
       export GST_PLUGIN_PATH_1_0=$top/build/gst

@@ -11,6 +11,7 @@
 
 #include <gst/video/video.h>
 #include <gst/pinned/gstpinnedstream.h>
+#include <gst/pinned/gstpinnedpageable.h>
 
 G_BEGIN_DECLS
 
@@ -20,5 +21,13 @@ gboolean gst_pinned_transfer_video_frame (GstPinnedStream * stream,
                                           GstBuffer * src,
                                           GstBuffer * dst,
                                           GError ** error);
+
+GST_PINNED_API
+gboolean gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
+                                               const GstVideoInfo * info,
+                                               GstBuffer * src,
+                                               GstBuffer * dst,
+                                               GstPinnedPageable * pageable,
+                                               GError ** error);
 
 G_END_DECLS

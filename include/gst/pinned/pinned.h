@@ -29,6 +29,7 @@
 #include <gst/pinned/gstpinnedbufferpool.h>
 #include <gst/pinned/gstpinnedbuffer.h>
 #include <gst/pinned/gstpinnedtimeline.h>
+#include <gst/pinned/gstpinnedpageable.h>
 #include <gst/pinned/gstpinnedtransfer.h>
 #include <gst/pinned/gstpinnedwindow.h>
 #include <gst/pinned/gstpinnedbasetransform.h>
