@@ -372,8 +372,6 @@ gst_pinned_base_transform_class_init (GstPinnedBaseTransformClass * klass)
   trans_class->query = GST_DEBUG_FUNCPTR (gst_pinned_base_transform_query);
   trans_class->set_caps =
       GST_DEBUG_FUNCPTR (gst_pinned_base_transform_set_caps);
-
-  gst_type_mark_as_plugin_api (GST_TYPE_PINNED_BASE_TRANSFORM, 0);
 }
 
 static void
@@ -530,7 +528,7 @@ gst_pinned_base_transform_make_device_pool (GstPinnedBaseTransform * self,
 }
 
 /**
- * gst_pinned_base_transform_begin_span:
+ * gst_pinned_base_transform_begin_span: (skip)
  * @self: a #GstPinnedBaseTransform with an open device
  * @what: what the element is about to enqueue
  *
