@@ -153,6 +153,30 @@ get_device_id (GstPinnedBaseTransform * self)
   return device_id;
 }
 
+/* The element message when no device opens: what the user can do about it
+ * (install or update the driver, pick an existing device-id). The failure
+ * itself, with its call, is in the debug string; this second query only
+ * words the message, like gst_pinned_cuda_driver_problem()'s own. */
+static gchar *
+device_error_text (gint device_id)
+{
+  gint n_devices = 0;
+  cudaError_t result = cudaGetDeviceCount (&n_devices);
+  const gchar *problem = gst_pinned_cuda_driver_problem (result);
+
+  if (problem != NULL)
+    return g_strdup_printf ("No usable CUDA device. %s", problem);
+  if (device_id < 0)
+    return g_strdup ("No usable CUDA device");
+  if (result == cudaSuccess && device_id >= n_devices)
+    return g_strdup_printf ("device-id is %d, but this machine has %d CUDA "
+        "device%s (numbered from 0)", device_id, n_devices,
+        n_devices == 1 ? "" : "s");
+
+  return g_strdup_printf ("The CUDA device of device-id %d is not usable",
+      device_id);
+}
+
 /**
  * gst_pinned_base_transform_open_device:
  * @self: a #GstPinnedBaseTransform
@@ -182,8 +206,10 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
 
   if (!gst_pinned_ensure_element_context (GST_ELEMENT (self), device_id,
           &priv->context, &error)) {
-    GST_PINNED_ELEMENT_ERROR (self, error, device_id < 0 ?
-        "No usable CUDA device" : "The CUDA device of device-id is not usable");
+    gchar *text = device_error_text (device_id);
+
+    GST_PINNED_ELEMENT_ERROR (self, error, text);
+    g_free (text);
     g_clear_error (&error);
     return FALSE;
   }
@@ -223,10 +249,13 @@ gst_pinned_base_transform_start (GstBaseTransform * trans)
 
   if (!gst_pinned_cuda_result (cudaGetDeviceCount (&n_devices), &error) ||
       n_devices <= 0) {
+    gchar *text = device_error_text (GST_PINNED_DEVICE_ID_ANY);
+
     if (error == NULL)
       g_set_error (&error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
           "No CUDA device found");
-    GST_PINNED_ELEMENT_ERROR (self, error, "No usable CUDA device");
+    GST_PINNED_ELEMENT_ERROR (self, error, text);
+    g_free (text);
     g_clear_error (&error);
     return FALSE;
   }
