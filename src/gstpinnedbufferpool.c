@@ -110,14 +110,15 @@ gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
     return ret;
 
   /* The acquirer may write it with the CPU: a copy must not still read it
-   * (nor still write it). Mostly already done; else this is backpressure. */
+   * (nor still write it). Mostly already done; else this is backpressure.
+   * A write access: after a device error the old copies no longer matter. */
   n = gst_buffer_n_memory (*buffer);
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (*buffer, i);
 
     if (!gst_is_pinned_memory (mem))
       continue;
-    if (!gst_pinned_memory_wait ((GstPinnedMemory *) mem, GST_MAP_READWRITE,
+    if (!gst_pinned_memory_wait ((GstPinnedMemory *) mem, GST_MAP_WRITE,
             &error)) {
       GST_ERROR_OBJECT (pool, "waiting for buffer failed: %s", error->message);
       g_clear_error (&error);

@@ -21,4 +21,12 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL
 guint64              gst_pinned_fence_get_stream_id (GstPinnedFence * fence);
 
+/* Whether the work before @fence has finished, without waiting. Unlike
+ * gst_pinned_fence_is_signaled() it tells a device error from finished
+ * work: FALSE, with @error set. */
+G_GNUC_INTERNAL
+gboolean             gst_pinned_fence_query         (GstPinnedFence * fence,
+                                                     gboolean * signaled,
+                                                     GError ** error);
+
 G_END_DECLS

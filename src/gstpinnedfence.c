@@ -269,19 +269,30 @@ gst_pinned_fence_get_stream_id (GstPinnedFence * fence)
 gboolean
 gst_pinned_fence_is_signaled (GstPinnedFence * fence)
 {
-  cudaError_t result;
+  gboolean signaled;
 
   g_return_val_if_fail (fence != NULL, TRUE);
+
+  if (!gst_pinned_fence_query (fence, &signaled, NULL))
+    return TRUE;
+  return signaled;
+}
+
+gboolean
+gst_pinned_fence_query (GstPinnedFence * fence, gboolean * signaled,
+    GError ** error)
+{
+  cudaError_t result;
 
   ensure_debug_category ();
 
   result = cudaEventQuery (fence->event);
+  *signaled = result == cudaSuccess;
   if (result == cudaErrorNotReady)
-    return FALSE;
+    return TRUE;
 
-  _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
-      __FILE__, GST_FUNCTION, __LINE__, NULL);
-  return TRUE;
+  return _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
+      __FILE__, GST_FUNCTION, __LINE__, error);
 }
 
 /**

@@ -97,6 +97,7 @@ typedef struct
   GstPinnedFence *stack[STACK_FENCES];
   GstPinnedFence **fences;
   guint n;
+  gboolean has_writer;          /* fences[0] is the writer's */
 } FenceList;
 
 static void
@@ -110,6 +111,7 @@ collect_fences (GstPinnedMemory * mem, GstMapFlags access, FenceList * list)
   list->fences = max <= STACK_FENCES ? list->stack :
       g_new (GstPinnedFence *, max);
   list->n = 0;
+  list->has_writer = priv->writer != NULL;
   if (priv->writer)
     list->fences[list->n++] = gst_pinned_fence_ref (priv->writer);
   if (access & GST_MAP_WRITE) {
@@ -256,7 +258,16 @@ gst_pinned_memory_wait (GstPinnedMemory * mem, GstMapFlags access,
 
   collect_fences (mem, access, &list);
   for (i = 0; i < list.n && ret; i++) {
-    if (!gst_pinned_fence_is_signaled (list.fences[i])) {
+    gboolean signaled;
+
+    /* When the device reports an error instead, the work will not run:
+     * one who only writes, or waits for a reader, can go on; one who reads
+     * what the writer should have written fails, rather than be handed
+     * memory the copy never filled. */
+    if (i == 0 && list.has_writer && (access & GST_MAP_READ)) {
+      ret = gst_pinned_fence_query (list.fences[i], &signaled, error) &&
+          (signaled || gst_pinned_fence_wait (list.fences[i], error));
+    } else if (!gst_pinned_fence_is_signaled (list.fences[i])) {
       GST_LOG ("memory %p: host wait for GPU work", mem);
       ret = gst_pinned_fence_wait (list.fences[i], error);
     }
