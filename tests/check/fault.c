@@ -12,15 +12,16 @@
  * ! appsink`. On a GPU the kernel writes through an unmapped address and
  * the device reports cudaErrorIllegalAddress on the next calls (the
  * context is unusable from then on); the stand-in emulates that: when its
- * stream reaches the kernel, every later call that issues or waits for GPU
- * work fails with that error (frees and destroys still work there).
+ * stream reaches the kernel, every later call on the device fails with
+ * that error.
  *
  * Expected: an element error naming the CUDA error, no end of stream, no
  * hang; every frame that reaches the application and maps is the right
  * one (a map may fail instead: it waits for a copy that can no longer
  * finish); after the pipeline is shut down, no GStreamer object or buffer
  * it created is alive (the leaks tracer), and on the stand-in every device
- * and page-locked allocation, stream and event is released.
+ * and page-locked allocation, stream and event was given back (a free
+ * call for each, which the dead context refuses, as CUDA's does).
  *
  * On a GPU the fault leaves the context unusable for the whole process,
  * so this suite has one test. */
@@ -49,14 +50,35 @@ typedef void (*RegisterFunc) (const char *name, KernelBind bind, KernelRun run);
 
 /* ---- the stand-in's faulting kernel --------------------------------- */
 
-/* Calls that issue or wait for GPU work: after a fault they return it. */
+/* After a fault every call on the context returns it, frees included (the
+ * process keeps that memory until it exits, as CUDA does). Failing the
+ * frees also keeps the stand-in from freeing memory that copies queued
+ * before the fault still touch: on a GPU those never run, the stand-in
+ * still runs them. Streams and events are still destroyed: the stand-in's
+ * queued work holds its own references to them. */
 static const gchar *sticky_calls[] = {
   "cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpy", "cudaMemcpy2D",
-  "cudaMemsetAsync", "cudaLaunchKernel", "__cudaLaunchKernel",
+  "cudaMemsetAsync", "cudaMemset", "cudaLaunchKernel", "__cudaLaunchKernel",
   "cudaEventRecord", "cudaStreamWaitEvent", "cudaEventSynchronize",
   "cudaEventQuery", "cudaStreamSynchronize", "cudaStreamQuery",
-  "cudaDeviceSynchronize", NULL
+  "cudaDeviceSynchronize", "cudaLaunchHostFunc",
+  "cudaMalloc", "cudaFree", "cudaHostAlloc", "cudaMallocHost",
+  "cudaFreeHost", "cudaHostRegister", "cudaHostUnregister",
+  "cudaStreamCreateWithFlags", "cudaStreamCreate", "cudaEventCreateWithFlags",
+  "cudaEventCreate", NULL
 };
+
+/* What is made before the fault must be given back: the calls that make
+ * it, counted when the fault happens (every later one fails), and those
+ * that give it back. */
+static const gchar *balanced[][2] = {
+  {"cudaMalloc", "cudaFree"},
+  {"cudaHostAlloc", "cudaFreeHost"},
+  {"cudaStreamCreateWithFlags", "cudaStreamDestroy"},
+  {"cudaEventCreateWithFlags", "cudaEventDestroy"},
+};
+
+static guint64 made_at_fault[G_N_ELEMENTS (balanced)];
 
 static void *
 fault_bind (void **args, dim3 grid, dim3 block)
@@ -70,6 +92,10 @@ fault_run (void *closure)
   guint i;
 
   if (*(gpointer *) closure != NULL) {
+    /* Counted first: one made between here and the failures below still
+     * succeeds, and is given back too. */
+    for (i = 0; i < G_N_ELEMENTS (balanced); i++)
+      made_at_fault[i] = pinned_test_call_count (balanced[i][0]);
     for (i = 0; sticky_calls[i]; i++)
       pinned_test_fail (sticky_calls[i], 0, G_MAXUINT, cudaErrorIllegalAddress);
   }
@@ -162,13 +188,6 @@ objects_alive (GstTracer * tracer)
   return n;
 }
 
-static const gchar *balanced[][2] = {
-  {"cudaMalloc", "cudaFree"},
-  {"cudaHostAlloc", "cudaFreeHost"},
-  {"cudaStreamCreateWithFlags", "cudaStreamDestroy"},
-  {"cudaEventCreateWithFlags", "cudaEventDestroy"},
-};
-
 /* ---- the test ------------------------------------------------------- */
 
 static const gchar *elements[] = {
@@ -201,6 +220,10 @@ GST_START_TEST (test_fault_mid_stream)
     counts[i][1] = pinned_test_call_count (balanced[i][1]);
   }
   g_signal_emit_by_name (tracer, "activity-start-tracking");
+  /* Copies that take a while (on the stand-in): some are still queued when
+   * the fault comes, and their frames must not reach the application as
+   * if they had landed. */
+  pinned_test_set_copy_delay (5);
 
   launch = g_strdup_printf (SOURCE " ! pinnedupload ! pinnedfault "
       "fault-frame=%d ! pinneddownload ! appsink name=sink sync=false "
@@ -273,18 +296,21 @@ GST_START_TEST (test_fault_mid_stream)
   gst_object_unref (sink);
   gst_check_object_destroyed_on_unref (pipeline);
 
+  /* Streaming threads hand their GstTask back a little later. */
+  gst_task_cleanup_all ();
   fail_unless_equals_int (objects_alive (tracer), 0);
   g_signal_emit_by_name (tracer, "activity-stop-tracking");
   gst_object_unref (tracer);
 
   pinned_test_reset ();
-  for (i = 0; i < G_N_ELEMENTS (balanced); i++) {
-    guint64 made = pinned_test_call_count (balanced[i][0]) - counts[i][0];
+  for (i = 0; i < G_N_ELEMENTS (balanced) && pinned_test_is_fake (); i++) {
+    guint64 made = made_at_fault[i] - counts[i][0];
     guint64 freed = pinned_test_call_count (balanced[i][1]) - counts[i][1];
 
-    GST_INFO ("%s %" G_GUINT64_FORMAT ", %s %" G_GUINT64_FORMAT,
-        balanced[i][0], made, balanced[i][1], freed);
-    fail_unless_equals_uint64 (made, freed);
+    GST_INFO ("%s before the fault %" G_GUINT64_FORMAT ", %s %"
+        G_GUINT64_FORMAT, balanced[i][0], made, balanced[i][1], freed);
+    fail_unless (made > 0 && freed >= made, "%s %" G_GUINT64_FORMAT ", %s %"
+        G_GUINT64_FORMAT, balanced[i][0], made, balanced[i][1], freed);
   }
   g_ptr_array_unref (reference);
 }
