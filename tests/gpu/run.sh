@@ -18,6 +18,8 @@
 #   kernels      compute-sanitizer racecheck and synccheck over the filter
 #                kernels (the filters suite: pinnedconvert, pinnedbusy)
 #   nodevice     the examples with every device hidden: fail fast, say why
+#   startup      time to start a pipeline: CUDA context and page-locked
+#                pools (docs/guide.md), median of 3 gst-launch runs each
 #   soak-start   starts the 10-minute 4K soak in the background (setsid)
 #   soak-collect waits for it (up to 9 minutes) and reports its verdict
 #   (default: device suite sanitizer inspect)
@@ -155,6 +157,33 @@ for step in "${steps[@]}"; do
         ms=$((($(date +%s%N) - start) / 1000000))
         summary+=("nodevice: $name rc $rc in $ms ms: $(grep -m1 -oE "No usable CUDA device[^:(]*" "$OUT/nodevice-$name.log")")
       done
+      ;;
+    startup)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      # One frame through each pipeline, whole process timed, median of 3;
+      # the same without our elements is the baseline.
+      launch_ms () {
+        local t
+        for _ in 1 2 3; do
+          t=$(date +%s%N)
+          LD_LIBRARY_PATH=$libpath gst-launch-1.0 -q videotestsrc num-buffers=1 ! \
+            "$@" ! fakesink > /dev/null 2>&1 || { echo fail; return; }
+          echo $((($(date +%s%N) - t) / 1000000))
+        done | sort -n | sed -n 2p
+      }
+      {
+        echo "caps pool-size: ms to run one frame (baseline without gst-pinned)"
+        for caps in video/x-raw,format=NV12,width=1920,height=1080 \
+            video/x-raw,format=RGBA,width=3840,height=2160; do
+          base=$(launch_ms "$caps")
+          for p in 1 4 16; do
+            echo "$caps pool-size=$p: $(launch_ms "$caps" ! pinnedupload pool-size=$p ! \
+              pinneddownload pool-size=$p) ms (baseline $base ms)"
+          done
+        done
+      } > "$OUT/startup.txt"
+      cat "$OUT/startup.txt"
+      summary+=("startup: see startup.txt")
       ;;
     soak-start)
       export GST_PLUGIN_PATH_1_0=$top/build/gst
