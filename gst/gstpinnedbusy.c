@@ -41,11 +41,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_busy_debug);
 #define GST_CAT_DEFAULT gst_pinned_busy_debug
 
 #define DEFAULT_BUSY_US 1000
+#define DEFAULT_POOL_SIZE 4
 
 enum
 {
   PROP_0,
   PROP_BUSY_US,
+  PROP_POOL_SIZE,
   PROP_LAST
 };
 
@@ -56,6 +58,7 @@ struct _GstPinnedBusy
   GstPinnedFilter parent;
 
   guint busy_us;
+  guint pool_size;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -90,6 +93,11 @@ gst_pinned_busy_set_property (GObject * object, guint prop_id,
       self->busy_us = g_value_get_uint (value);
       GST_OBJECT_UNLOCK (self);
       break;
+    case PROP_POOL_SIZE:
+      GST_OBJECT_LOCK (self);
+      self->pool_size = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -106,6 +114,11 @@ gst_pinned_busy_get_property (GObject * object, guint prop_id,
     case PROP_BUSY_US:
       GST_OBJECT_LOCK (self);
       g_value_set_uint (value, self->busy_us);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_POOL_SIZE:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint (value, self->pool_size);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -154,6 +167,22 @@ gst_pinned_busy_class_init (GstPinnedBusyClass * klass)
       "GPU time per frame, in microseconds", 0, 10 * G_USEC_PER_SEC,
       DEFAULT_BUSY_US, G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
       G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedBusy:pool-size:
+   *
+   * Not used: pinnedbusy runs in place on its input's frames and
+   * allocates none. It replaces the #GstPinnedBaseTransform:pool-size it
+   * inherits, so that it describes itself truthfully, and accepts a value
+   * like the other gst-pinned elements do.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_POOL_SIZE] =
+      g_param_spec_uint ("pool-size", "Pool size",
+      "Not used: pinnedbusy works in place on its input frames and "
+      "allocates none", 1, 64, DEFAULT_POOL_SIZE,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, PROP_LAST, properties);
 
   /* With CUDA interop, nvcodec's CUDA memory too. */
@@ -172,4 +201,5 @@ static void
 gst_pinned_busy_init (GstPinnedBusy * self)
 {
   self->busy_us = DEFAULT_BUSY_US;
+  self->pool_size = DEFAULT_POOL_SIZE;
 }

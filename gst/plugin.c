@@ -20,6 +20,8 @@
 #include "config.h"
 #endif
 
+#include <gst/pinned/pinned.h>
+
 #include "gstpinnedupload.h"
 #include "gstpinneddownload.h"
 #include "gstpinnedconvert.h"
@@ -29,6 +31,12 @@ static gboolean
 plugin_init (GstPlugin * plugin)
 {
   gboolean ret = FALSE;
+
+  /* The library's base classes are documented with the plugin. Marked
+   * here, not in their class_init: that also runs where GStreamer is not
+   * initialised (the introspection scanner), and marking needs it. */
+  gst_type_mark_as_plugin_api (GST_TYPE_PINNED_BASE_TRANSFORM, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_PINNED_FILTER, 0);
 
   ret |= GST_ELEMENT_REGISTER (pinnedupload, plugin);
   ret |= GST_ELEMENT_REGISTER (pinneddownload, plugin);

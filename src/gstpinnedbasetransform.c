@@ -181,6 +181,33 @@ ensure_context (GstPinnedBaseTransform * self, gint device_id, GError ** error)
 #endif
 }
 
+/* The element message when no device opens: what the user can do about it
+ * (install or update the driver, pick an existing device-id). The failure
+ * itself, with its call, is in the debug string; this second query only
+ * words the message, like gst_pinned_cuda_driver_problem()'s own. */
+static gchar *
+device_error_text (gint device_id)
+{
+  gint n_devices = 0;
+  cudaError_t result = cudaGetDeviceCount (&n_devices);
+  const gchar *problem;
+
+  gst_pinned_cuda_result (result, NULL);
+  problem = gst_pinned_cuda_driver_problem (result);
+
+  if (problem != NULL)
+    return g_strdup_printf ("No usable CUDA device. %s", problem);
+  if (device_id < 0)
+    return g_strdup ("No usable CUDA device");
+  if (result == cudaSuccess && device_id >= n_devices)
+    return g_strdup_printf ("device-id is %d, but this machine has %d CUDA "
+        "device%s (numbered from 0)", device_id, n_devices,
+        n_devices == 1 ? "" : "s");
+
+  return g_strdup_printf ("The CUDA device of device-id %d is not usable",
+      device_id);
+}
+
 /**
  * gst_pinned_base_transform_open_device:
  * @self: a #GstPinnedBaseTransform
@@ -209,8 +236,10 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
   GST_OBJECT_UNLOCK (self);
 
   if (!ensure_context (self, device_id, &error)) {
-    GST_PINNED_ELEMENT_ERROR (self, error, device_id < 0 ?
-        "No usable CUDA device" : "The CUDA device of device-id is not usable");
+    gchar *text = device_error_text (device_id);
+
+    GST_PINNED_ELEMENT_ERROR (self, error, text);
+    g_free (text);
     g_clear_error (&error);
     return FALSE;
   }
@@ -257,10 +286,13 @@ gst_pinned_base_transform_start (GstBaseTransform * trans)
 
   if (!gst_pinned_cuda_result (cudaGetDeviceCount (&n_devices), &error) ||
       n_devices <= 0) {
+    gchar *text = device_error_text (GST_PINNED_DEVICE_ID_ANY);
+
     if (error == NULL)
       g_set_error (&error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
           "No CUDA device found");
-    GST_PINNED_ELEMENT_ERROR (self, error, "No usable CUDA device");
+    GST_PINNED_ELEMENT_ERROR (self, error, text);
+    g_free (text);
     g_clear_error (&error);
     return FALSE;
   }
@@ -419,8 +451,6 @@ gst_pinned_base_transform_class_init (GstPinnedBaseTransformClass * klass)
   trans_class->query = GST_DEBUG_FUNCPTR (gst_pinned_base_transform_query);
   trans_class->set_caps =
       GST_DEBUG_FUNCPTR (gst_pinned_base_transform_set_caps);
-
-  gst_type_mark_as_plugin_api (GST_TYPE_PINNED_BASE_TRANSFORM, 0);
 }
 
 static void
@@ -577,7 +607,7 @@ gst_pinned_base_transform_make_device_pool (GstPinnedBaseTransform * self,
 }
 
 /**
- * gst_pinned_base_transform_begin_span:
+ * gst_pinned_base_transform_begin_span: (skip)
  * @self: a #GstPinnedBaseTransform with an open device
  * @what: what the element is about to enqueue
  *

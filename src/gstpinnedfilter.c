@@ -574,8 +574,6 @@ gst_pinned_filter_class_init (GstPinnedFilterClass * klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_pinned_filter_sink_event);
 
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_pinned_filter_set_info);
-
-  gst_type_mark_as_plugin_api (GST_TYPE_PINNED_FILTER, 0);
 }
 
 static void

@@ -119,12 +119,13 @@ gst_pinned_timeline_start (const gchar * path, guint max_spans_)
 }
 
 /**
- * gst_pinned_timeline_begin:
+ * gst_pinned_timeline_begin: (skip)
  * @stream: the stream the work is enqueued on
  * @track: the track to show it on (an element's name)
  * @name: what the work is
  *
- * Records the start of work about to be enqueued on @stream.
+ * Records the start of work about to be enqueued on @stream. For C code
+ * around its own enqueues (bindings have start, stop and flush).
  *
  * Returns: (transfer full) (nullable): the span, or %NULL when no timeline
  *   runs (or it is full); pass it to gst_pinned_timeline_end() in any case
@@ -183,7 +184,7 @@ gst_pinned_timeline_begin (GstPinnedStream * stream, const gchar * track,
 }
 
 /**
- * gst_pinned_timeline_end:
+ * gst_pinned_timeline_end: (skip)
  * @span: (transfer full) (nullable): what gst_pinned_timeline_begin()
  *   returned
  *

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gst-inspect-1.0 shows every element of the plugin, each property with a
-# description, and prints no warning or critical.
+# description (pool-size where it is used, pinnedbusy's saying it is not),
+# and prints no warning or critical.
 set -u
 elements=(pinnedupload pinneddownload pinnedconvert pinnedbusy)
 for element in "${elements[@]}"; do
@@ -36,6 +37,12 @@ for element in "${elements[@]}"; do
       exit 1
     fi
   fi
+  # pool-size describes what it does here: pinnedbusy has no pool.
+  pool=$(echo "$props" | grep -E "^  pool-size +:")
+  case "$element" in
+    pinnedbusy) echo "$pool" | grep -q "Not used" ;;
+    *) [ -n "$pool" ] && ! echo "$pool" | grep -q "Not used" ;;
+  esac || { echo "$element: pool-size reads '$pool'"; exit 1; }
   echo "$element: ok ($(echo "$props" | wc -l) properties)"
 done
 out=$(gst-inspect-1.0 pinned 2>&1)

@@ -1,27 +1,50 @@
 #!/usr/bin/env bash
 # The test command: sets up and builds (./setup.sh), then runs every suite.
 # 'fake' runs against the GPU-less stand-in of the CUDA runtime; 'gpu' runs
-# the same tests against the real runtime and skips (77) without a device.
-# Ends with the line 'N passed, N failed, N skipped'.
+# the same tests against the real runtime and skips (77) without a device;
+# 'build' checks the tree (gst-indent, a clean build, an install). Without
+# arguments it then runs the check suites again under valgrind's memcheck
+# (meson test --setup valgrind); arguments go to the first `meson test`
+# only, and skip the memcheck run.
+# Ends with the line 'N passed, N failed, N skipped' over both runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 ./setup.sh || { echo "0 passed, 1 failed"; exit 1; }
 
+logs=(build/meson-logs/testlog.json)
 meson test -C build --print-errorlogs "$@"
 status=$?
 
-python3 - build/meson-logs/testlog.json <<'PY'
-import json, sys
+rm -f build/meson-logs/testlog-valgrind.json
+if [ $# -eq 0 ]; then
+  if command -v valgrind > /dev/null; then
+    echo "memcheck over the check suites (meson test --setup valgrind):"
+    meson test -C build --setup valgrind --print-errorlogs
+    vstatus=$?
+    [ $status -ne 0 ] || status=$vstatus
+    logs+=(build/meson-logs/testlog-valgrind.json)
+  else
+    echo "no valgrind: the memcheck run is left out (./setup.sh installs it)"
+    status=1
+  fi
+fi
+
+python3 - "${logs[@]}" <<'PY'
+import json, os, sys
 counts = {"passed": 0, "failed": 0, "skipped": 0}
-for line in open(sys.argv[1]):
-    result = json.loads(line)["result"]
-    if result in ("OK", "EXPECTEDFAIL"):
-        counts["passed"] += 1
-    elif result == "SKIP":
-        counts["skipped"] += 1
-    else:
+for path in sys.argv[1:]:
+    if not os.path.exists(path):
         counts["failed"] += 1
+        continue
+    for line in open(path):
+        result = json.loads(line)["result"]
+        if result in ("OK", "EXPECTEDFAIL"):
+            counts["passed"] += 1
+        elif result == "SKIP":
+            counts["skipped"] += 1
+        else:
+            counts["failed"] += 1
 print("{passed} passed, {failed} failed, {skipped} skipped".format(**counts))
 PY
 exit $status

@@ -1,21 +1,39 @@
 #!/usr/bin/env bash
-# The GPU suite, on a machine with an NVIDIA GPU. On the lent GPU machine
-# (CUDA, no GStreamer) it runs from the tree with .gstbundle/ (made by
-# ../shared/device/gst-bundle.sh) and build/ carried along; on a machine with
-# GStreamer installed it runs as it is.
+# The GPU steps, on a machine with an NVIDIA GPU. Where GStreamer is not
+# installed it runs from the tree with a GStreamer runtime folder
+# (.gstbundle/, sourced from .gstbundle/env.sh) and build/ carried along;
+# on a machine with GStreamer installed it runs as it is.
 #
-#   tests/gpu/run.sh [STEP ...]     steps: device suite sanitizer inspect
-#                                          example demo bench tracers depth
-#                                          interop interop-sanitizer
-#                                          interop-bench
-#                                          pageable smallframes decoder
-#                                          sources appsrc
-#                                          (default: device suite sanitizer
-#                                          inspect)
-# BENCH_ARGS passes options to the benchmark (see gst-pinned-bench --help).
-# The interop steps need a build with CUDA interop (meson option
-# cuda-interop) and, for interop-bench's decode rows, the clips of
-# tests/media/make-clips.sh in tests/media/bench.
+#   tests/gpu/run.sh [STEP ...]
+#
+#   device       the GPU, its driver and link
+#   suite        the 'gpu' suite (states and states-hidden included)
+#   sanitizer    compute-sanitizer memcheck over the 'gpu' suite
+#   inspect      gst-inspect-1.0: the elements and their properties
+#   example      examples/pinned-appsink: its kernel on 300 frames
+#   demo         examples/demo.sh
+#   bench, tracers, depth    the benchmark and its cross-checks
+#   fault        a kernel that faults mid-stream (tests/check/fault.c):
+#                element error, stop, no hang, nothing left alive
+#   kernels      compute-sanitizer racecheck and synccheck over the filter
+#                kernels (the filters suite: pinnedconvert, pinnedbusy)
+#   nodevice     the examples with every device hidden: fail fast, say why
+#   startup      time to start a pipeline: CUDA context and page-locked
+#                pools (docs/guide.md), median of 3 gst-launch runs each
+#   interop      nvcodec interop: suite gpu-interop (decode bit-exact vs
+#                openh264dec, cudaupload/cudadownload checksums)
+#   interop-sanitizer   the same under memcheck
+#   interop-bench the CUDA memory and 4K decode rows (clips of
+#                tests/media/make-clips.sh in tests/media/bench)
+#   pageable smallframes decoder sources appsrc   the pageable-input
+#                measurements (docs/sources.md, docs/performance.md; the
+#                decoder step needs .clips/ from tests/bench/make-clip.sh)
+#   soak-start   starts the 10-minute 4K soak in the background (setsid)
+#   soak-collect waits for it (up to 9 minutes) and reports its verdict
+#   (default: device suite sanitizer inspect)
+# BENCH_ARGS passes options to the benchmark (see gst-pinned-bench --help);
+# SOAK_DIR is where the soak keeps its files between the two calls
+# (default /tmp/gst-pinned-soak), SOAK_SECONDS how long it runs (600).
 #
 # Logs go to $OUT (default /tmp/gst-pinned-gpu); the last lines summarise.
 set -uo pipefail
@@ -34,6 +52,20 @@ fi
 # meson records a test's LD_LIBRARY_PATH without the caller's: put the
 # caller's (the bundle's GStreamer, CUDA) back behind the build's.
 libpath="$top/build/gst:$top/build/src:${LD_LIBRARY_PATH:-}"
+
+soak_dir=${SOAK_DIR:-/tmp/gst-pinned-soak}
+
+# One test binary of the build in GPU mode, as the suite runs it, with
+# TEST_ENV added; arguments go in front of it (a sanitizer).
+TEST_ENV=()
+gpu_test () {
+  local name=$1
+  shift
+  env GST_PINNED_TEST_MODE=gpu GST_PLUGIN_PATH_1_0="$top/build/gst" \
+    GST_REGISTRY_1_0="$OUT/registry-$name.bin" G_DEBUG=fatal-criticals \
+    GST_DEBUG='pinned*:3,*:2' LD_LIBRARY_PATH="$libpath" "${TEST_ENV[@]}" \
+    timeout 600 "$@" "$top/build/tests/test-$name"
+}
 
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(device suite sanitizer inspect)
@@ -199,6 +231,88 @@ for step in "${steps[@]}"; do
       export GST_PLUGIN_PATH_1_0=$top/build/gst
       LD_LIBRARY_PATH=$libpath OUT=$OUT bash tests/bench/tracers.sh > /dev/null
       summary+=("tracers: see tracers.txt")
+      ;;
+    fault)
+      TEST_ENV=(GST_TRACERS=leaks "GST_DEBUG=pinned*:3,check:4,*:2")
+      gpu_test fault > "$OUT/fault.log" 2>&1
+      rc=$?
+      TEST_ENV=()
+      summary+=("fault: rc $rc; $(sed 's/\x1b\[[0-9;]*m//g' "$OUT/fault.log" |
+        grep -oE "error from [a-z0-9]+: [^(]*|[0-9]+ frames delivered.*|Checks: .*|:F:.*" |
+        tr '\n' ';')")
+      ;;
+    kernels)
+      for tool in racecheck synccheck; do
+        gpu_test filters compute-sanitizer --tool $tool --error-exitcode 1 \
+          > "$OUT/$tool.log" 2>&1
+        summary+=("$tool: rc $?, $(grep -E "(RACECHECK|ERROR) SUMMARY" "$OUT/$tool.log" | sed 's/^=* *//' | tr '\n' ' ')$(grep -oE "Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+" "$OUT/$tool.log")")
+      done
+      ;;
+    nodevice)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      for name in pinned-appsink demo.sh; do
+        if [ $name = demo.sh ]; then
+          cmd=(env GST_PINNED_BUILD_DIR="$top/build" bash examples/demo.sh)
+        else
+          cmd=(build/examples/pinned-appsink 10)
+        fi
+        start=$(date +%s%N)
+        CUDA_VISIBLE_DEVICES= LD_LIBRARY_PATH=$libpath timeout 30 "${cmd[@]}" \
+          > "$OUT/nodevice-$name.log" 2>&1
+        rc=$?
+        ms=$((($(date +%s%N) - start) / 1000000))
+        summary+=("nodevice: $name rc $rc in $ms ms: $(grep -m1 -oE "No usable CUDA device[^:(]*" "$OUT/nodevice-$name.log")")
+      done
+      ;;
+    startup)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      # One frame through each pipeline, whole process timed, median of 3;
+      # the same without our elements is the baseline.
+      launch_ms () {
+        local t
+        for _ in 1 2 3; do
+          t=$(date +%s%N)
+          LD_LIBRARY_PATH=$libpath gst-launch-1.0 -q videotestsrc num-buffers=1 ! \
+            "$@" ! fakesink > /dev/null 2>&1 || { echo fail; return; }
+          echo $((($(date +%s%N) - t) / 1000000))
+        done | sort -n | sed -n 2p
+      }
+      {
+        echo "caps pool-size: ms to run one frame (baseline without gst-pinned)"
+        for caps in video/x-raw,format=NV12,width=1920,height=1080 \
+            video/x-raw,format=RGBA,width=3840,height=2160; do
+          base=$(launch_ms "$caps")
+          for p in 1 4 16; do
+            echo "$caps pool-size=$p: $(launch_ms "$caps" ! pinnedupload pool-size=$p ! \
+              pinneddownload pool-size=$p) ms (baseline $base ms)"
+          done
+        done
+      } > "$OUT/startup.txt"
+      cat "$OUT/startup.txt"
+      summary+=("startup: see startup.txt")
+      ;;
+    soak-start)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      mkdir -p "$soak_dir"
+      LD_LIBRARY_PATH=$libpath setsid nohup bash tests/soak.sh \
+        --duration "${SOAK_SECONDS:-600}" --interval 10 --size 3840x2160 \
+        --out "$soak_dir" \
+        > "$soak_dir/soak.log" 2>&1 < /dev/null &
+      echo $! > "$soak_dir/pid"
+      summary+=("soak-start: running (pid $(cat "$soak_dir/pid")) for ${SOAK_SECONDS:-600} s, files in $soak_dir; then: tests/gpu/run.sh soak-collect")
+      ;;
+    soak-collect)
+      for _ in $(seq 540); do
+        [ -s "$soak_dir/result" ] && break
+        sleep 1
+      done
+      cp "$soak_dir"/samples.csv "$soak_dir"/soak.log "$OUT/" 2> /dev/null
+      tail -200 "$soak_dir/gst.log" > "$OUT/soak-gst-tail.log" 2> /dev/null
+      if [ -s "$soak_dir/result" ]; then
+        summary+=("$(cat "$soak_dir/result")")
+      else
+        summary+=("soak-collect: no result yet ($(tail -1 "$soak_dir/samples.csv" 2> /dev/null)); call soak-collect again")
+      fi
       ;;
     *)
       echo "unknown step $step"

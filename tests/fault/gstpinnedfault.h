@@ -1,0 +1,23 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+#pragma once
+
+#include <gst/pinned/pinned.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_PINNED_FAULT (gst_pinned_fault_get_type ())
+G_DECLARE_FINAL_TYPE (GstPinnedFault, gst_pinned_fault, GST, PINNED_FAULT,
+    GstPinnedFilter);
+
+/* Registers "pinnedfault" with the process (no plugin: tests only). */
+gboolean gst_pinned_fault_register (void);
+
+G_END_DECLS
