@@ -203,10 +203,12 @@ static const Row rows[] = {
   {"decode-cudadownload", "multifilesrc location=@CLIP@ stop-index=0 "
         "loop=true ! @PARSE@ ! @DEC@ ! video/x-raw(memory:CUDAMemory) ! "
         "cudadownload ! video/x-raw ! fakesink name=sink sync=false",
-      BENCH_SOURCE_POOL, DIR_DOWN, "decode-system", TRUE, FALSE, FEED_NONE, NULL, "any"},
+        BENCH_SOURCE_POOL, DIR_DOWN, "decode-system", TRUE, FALSE, FEED_NONE,
+      NULL, "any"},
   {"decode-system", "multifilesrc location=@CLIP@ stop-index=0 loop=true ! "
         "@PARSE@ ! @DEC@ ! video/x-raw ! fakesink name=sink sync=false",
-      BENCH_SOURCE_POOL, DIR_DOWN, NULL, TRUE, FALSE, FEED_NONE, NULL, "any"},
+        BENCH_SOURCE_POOL, DIR_DOWN, NULL, TRUE, FALSE, FEED_NONE, NULL,
+      "any"},
   {"peer-upload", "benchframesrc name=src ! @CAPS@ ! cudaupload ! "
         "video/x-raw(memory:CUDAMemory) ! fakesink name=sink sync=false",
       BENCH_SOURCE_POOL, DIR_UP, NULL, TRUE, FALSE},
