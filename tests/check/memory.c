@@ -13,6 +13,8 @@
 
 #include <string.h>
 #include <cuda_runtime_api.h>
+#include <time.h>
+
 #include "pinnedtest.h"
 
 #define DELAY_MS 200
@@ -155,16 +157,41 @@ GST_START_TEST (test_fence_of_a_destroyed_stream)
 
 GST_END_TEST;
 
-/* Fence events sleep the waiting host (BlockingSync) and carry no timing. */
+/* Fence events carry no timing, and a host that waits for one sleeps
+ * between asks instead of spinning (or arming blocking-sync events, whose
+ * waits cost CUDA's event handler thread): over a 200 ms wait the waiting
+ * thread uses little CPU time. */
+static gdouble
+thread_cpu_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 GST_START_TEST (test_fence_event_flags)
 {
   GstPinnedContext *ctx = open_context ();
   GstPinnedStream *a = gst_pinned_stream_new (ctx, NULL);
-  GstPinnedFence *fence = gst_pinned_stream_record_fence (a, NULL);
+  GstPinnedFence *fence;
+  gint64 t0;
+  gdouble cpu0, cpu, wall;
 
+  pinned_test_delay_stream (a, 200);
+  fence = gst_pinned_stream_record_fence (a, NULL);
   if (pinned_test_is_fake ())
     fail_unless_equals_int (pinned_test_event_flags (fence),
-        cudaEventDisableTiming | cudaEventBlockingSync);
+        cudaEventDisableTiming);
+
+  t0 = g_get_monotonic_time ();
+  cpu0 = thread_cpu_ms ();
+  fail_unless (gst_pinned_fence_wait (fence, NULL));
+  cpu = thread_cpu_ms () - cpu0;
+  wall = (g_get_monotonic_time () - t0) / 1e3;
+  fail_unless (wall >= 150, "the wait returned after %.1f ms", wall);
+  fail_unless (cpu < 0.1 * wall, "waiting %.1f ms took %.1f ms of CPU",
+      wall, cpu);
 
   gst_pinned_fence_unref (fence);
   gst_pinned_stream_unref (a);
