@@ -336,6 +336,7 @@ GST_START_TEST (test_context_joined_download)
   GstPinnedContext *ctx;
   GstVideoInfo info;
 
+  g_free (chain);
   watch_cuda_memory (element_of (h, "pinneddownload"), "sink", &seen);
   push_one (h, &confs[2], &info);
 
@@ -601,7 +602,8 @@ push_rule_frame (gboolean through_window, gboolean * equal)
   GstPinnedStream *stream = gst_pinned_stream_new (ctx, NULL);
   GstAllocator *views = gst_pinned_device_allocator_new (ctx);
   GstCudaContext *cuda = gst_pinned_context_get_cuda_context (ctx);
-  GstElement *download = gst_element_factory_make ("cudadownload", NULL);
+  GstElement *download =
+      gst_object_ref_sink (gst_element_factory_make ("cudadownload", NULL));
   GstContext *context = gst_context_new_cuda_context (cuda);
   GstHarness *h;
   GstVideoInfo info;
@@ -651,6 +653,7 @@ push_rule_frame (gboolean through_window, gboolean * equal)
   gst_buffer_unref (out);
   gst_buffer_unref (in);
   gst_harness_teardown (h);
+  gst_object_unref (download);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
   gst_caps_unref (caps);

@@ -781,6 +781,17 @@ register_test_filter (void)
       pinned_test_filter_get_type ());
 }
 
+GstCaps *
+pinned_test_device_caps (const GstVideoInfo * info)
+{
+  GstCaps *caps = gst_video_info_to_caps (info);
+  GstCaps *device = gst_pinned_caps_set_memory_feature (caps,
+      GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
+
+  gst_caps_unref (caps);
+  return device;
+}
+
 GstBuffer *
 pinned_test_marked_frame (GstBuffer * in, const GstVideoInfo * info,
     guint8 mark)

@@ -119,6 +119,9 @@ GstBuffer *pinned_test_marked_frame   (GstBuffer * in,
                                        const GstVideoInfo * info,
                                        guint8 mark);
 
+/* The caps of @info in memory:PinnedDevice (transfer full). */
+GstCaps  *pinned_test_device_caps     (const GstVideoInfo * info);
+
 /* The GstPinnedBaseTransform named @name in @bin, or the element itself. */
 GstPinnedBaseTransform *pinned_test_get_transform (GstElement * element,
                                                    const gchar * factory);
