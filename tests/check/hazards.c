@@ -31,7 +31,7 @@
 #include <cuda_runtime_api.h>
 #include "pinnedtest.h"
 
-#define DELAY_MS 300
+#define DELAY_MS pinned_test_ms (300)
 #define WIDTH 1024
 #define HEIGHT 1024
 

@@ -37,7 +37,7 @@
 #include <cuda_runtime_api.h>
 #include "convert.h"
 
-#define DELAY_MS 300
+#define DELAY_MS pinned_test_ms (300)
 
 typedef struct
 {

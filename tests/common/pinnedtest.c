@@ -93,6 +93,19 @@ pinned_test_is_fake (void)
   return fake_loaded;
 }
 
+guint
+pinned_test_ms (guint ms)
+{
+  static guint scale;
+
+  if (scale == 0) {
+    const gchar *env = g_getenv ("GST_PINNED_TEST_TIME_SCALE");
+
+    scale = env ? MAX (g_ascii_strtoull (env, NULL, 10), 1) : 1;
+  }
+  return ms * scale;
+}
+
 /* Holds @handle's later work for @ms; the caller made its device current. */
 static void
 delay_handle (gpointer handle, guint ms)

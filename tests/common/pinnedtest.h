@@ -30,6 +30,11 @@ int       pinned_test_main            (int argc, char **argv,
 
 gboolean  pinned_test_is_fake         (void);
 
+/* @ms of wall-clock time for the holds and waits that must outlast the
+ * test's own work: times GST_PINNED_TEST_TIME_SCALE (default 1), which
+ * the valgrind test setup raises, since everything runs slower there. */
+guint     pinned_test_ms              (guint ms);
+
 /* Holds @stream's later work for @ms: the fake's pause, or a spin kernel on
  * a real GPU. */
 void      pinned_test_delay_stream    (GstPinnedStream * stream, guint ms);
