@@ -68,7 +68,6 @@ convert_run (void *closure)
   for (y = 0; y < p.height; y++)
     for (x = 0; x < p.width; x++)
       pinned_convert_pixel (&p, x, y);
-  g_free (closure);
 }
 
 static void *
@@ -81,7 +80,6 @@ static void
 busy_run (void *closure)
 {
   g_usleep (*(unsigned long long *) closure / 1000);
-  g_free (closure);
 }
 
 static void

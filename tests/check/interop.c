@@ -793,7 +793,6 @@ convert_run (void *closure)
   for (y = 0; y < p.height; y++)
     for (x = 0; x < p.width; x++)
       pinned_convert_pixel (&p, x, y);
-  g_free (closure);
 }
 
 static void
