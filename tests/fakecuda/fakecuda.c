@@ -1502,8 +1502,7 @@ cudaHostRegister (void *ptr, size_t size, unsigned int flags)
   for (l = host_allocs; l; l = l->next) {
     HostAlloc *h = l->data;
 
-    if ((guint8 *) ptr >= h->ptr + h->size ||
-        h->ptr >= (guint8 *) ptr + size)
+    if ((guint8 *) ptr >= h->ptr + h->size || h->ptr >= (guint8 *) ptr + size)
       continue;
     /* As CUDA: pages that are page-locked already (an overlapping
      * registration, a cudaHostAlloc) cannot be registered again. */
