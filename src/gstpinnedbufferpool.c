@@ -56,8 +56,6 @@ struct _GstPinnedHostBufferPool
 
   GstPinnedContext *context;
   GstAllocator *allocator;
-  /* The element that answers for a failed acquire (weak). */
-  GWeakRef element;
 };
 
 struct _GstPinnedDeviceBufferPool
@@ -187,7 +185,6 @@ static GstFlowReturn
 gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
     GstBuffer ** buffer, GstBufferPoolAcquireParams * params)
 {
-  GstPinnedHostBufferPool *self = GST_PINNED_HOST_BUFFER_POOL (pool);
   GstFlowReturn ret;
   GError *error = NULL;
   guint i, n;
@@ -207,16 +204,7 @@ gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
       continue;
     if (!gst_pinned_memory_wait ((GstPinnedMemory *) mem, GST_MAP_READWRITE,
             &error)) {
-      GstElement *element = g_weak_ref_get (&self->element);
-
       GST_ERROR_OBJECT (pool, "waiting for buffer failed: %s", error->message);
-      /* The acquirer, often a source upstream, would only stop with a
-       * generic flow error: the pool's element names the CUDA error. */
-      if (element) {
-        GST_PINNED_ELEMENT_ERROR (element, error,
-            "GPU work on a page-locked buffer failed");
-        gst_object_unref (element);
-      }
       g_clear_error (&error);
       /* Not gst_buffer_pool_release_buffer(): the buffer is not the
        * acquirer's yet, and that would drop it, leaking it. */
@@ -237,7 +225,6 @@ gst_pinned_host_buffer_pool_finalize (GObject * object)
 
   gst_clear_object (&self->allocator);
   gst_clear_object (&self->context);
-  g_weak_ref_clear (&self->element);
 
   G_OBJECT_CLASS (gst_pinned_host_buffer_pool_parent_class)->finalize (object);
 }
@@ -258,7 +245,6 @@ gst_pinned_host_buffer_pool_class_init (GstPinnedHostBufferPoolClass * klass)
 static void
 gst_pinned_host_buffer_pool_init (GstPinnedHostBufferPool * self)
 {
-  g_weak_ref_init (&self->element, NULL);
 }
 
 /**
@@ -282,30 +268,6 @@ gst_pinned_host_buffer_pool_new (GstPinnedContext * context)
   self->allocator = gst_pinned_host_allocator_new (context);
 
   return GST_BUFFER_POOL_CAST (self);
-}
-
-/**
- * gst_pinned_host_buffer_pool_set_element:
- * @pool: a #GstPinnedHostBufferPool
- * @element: (nullable) (transfer none): the element whose pool it is
- *
- * Names the element that answers for @pool: when a buffer cannot be handed
- * out because the GPU work on it failed (a CUDA error, which then sticks to
- * the device), @element posts an error message with the CUDA error, in the
- * acquirer's thread. Without it the acquirer, often a source upstream that
- * was offered @pool, stops with a generic flow error only. @pool keeps a
- * weak reference.
- *
- * Since: 0.1
- */
-void
-gst_pinned_host_buffer_pool_set_element (GstBufferPool * pool,
-    GstElement * element)
-{
-  g_return_if_fail (GST_IS_PINNED_HOST_BUFFER_POOL (pool));
-  g_return_if_fail (element == NULL || GST_IS_ELEMENT (element));
-
-  g_weak_ref_set (&GST_PINNED_HOST_BUFFER_POOL (pool)->element, element);
 }
 
 static gboolean

@@ -464,8 +464,7 @@ GST_END_TEST;
 /* A copy that fails on its stream, after the call returned: the fence
  * counts as signalled (finished: nothing left to wait for), but waiting on
  * it returns the CUDA error, and so do a CPU map and a pool's acquire,
- * instead of handing out a frame the copy never wrote; the pool's element
- * posts the error. */
+ * instead of handing out a frame the copy never wrote. */
 GST_START_TEST (test_failed_copy_fails_map_and_acquire)
 {
   PinnedTestDevice d;
@@ -480,10 +479,6 @@ GST_START_TEST (test_failed_copy_fails_map_and_acquire)
   GstPinnedFence *fence;
   GError *error = NULL;
   GstMapInfo map;
-  GstElement *owner;
-  GstBus *bus;
-  GstMessage *msg;
-  gchar *debug = NULL;
 
   if (!pinned_test_is_fake ())
     return;                     /* no failure on demand on a GPU */
@@ -492,10 +487,6 @@ GST_START_TEST (test_failed_copy_fails_map_and_acquire)
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 256, 64);
   caps = gst_video_info_to_caps (&info);
   pool = gst_pinned_host_buffer_pool_new (d.ctx);
-  owner = gst_object_ref_sink (gst_element_factory_make ("identity", NULL));
-  bus = gst_bus_new ();
-  gst_element_set_bus (owner, bus);
-  gst_pinned_host_buffer_pool_set_element (pool, owner);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, info.size, 1, 1);
   fail_unless (gst_buffer_pool_set_config (pool, config));
@@ -532,16 +523,6 @@ GST_START_TEST (test_failed_copy_fails_map_and_acquire)
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &again,
           NULL), GST_FLOW_ERROR);
   fail_unless (again == NULL);
-  /* The pool's element says why, for the acquirer (a source upstream)
-   * that has only the flow error. */
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL && GST_MESSAGE_SRC (msg) == GST_OBJECT (owner),
-      "the pool's element posted no error");
-  gst_message_parse_error (msg, &error, &debug);
-  fail_unless (debug && strstr (debug, "cudaErrorIllegalAddress"), "%s", debug);
-  g_clear_error (&error);
-  g_free (debug);
-  gst_message_unref (msg);
 
   /* ... but stays the pool's: once the device is usable again, it is. */
   pinned_test_reset ();
@@ -552,9 +533,6 @@ GST_START_TEST (test_failed_copy_fails_map_and_acquire)
   fail_unless (gst_buffer_pool_set_active (pool, FALSE),
       "the pool lost a buffer");
   gst_object_unref (pool);
-  gst_element_set_bus (owner, NULL);
-  gst_object_unref (owner);
-  gst_object_unref (bus);
   gst_caps_unref (caps);
   gst_buffer_unref (src);
   pinned_test_device_clear (&d);

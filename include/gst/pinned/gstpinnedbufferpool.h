@@ -23,10 +23,6 @@ G_DECLARE_FINAL_TYPE (GstPinnedHostBufferPool, gst_pinned_host_buffer_pool,
 GST_PINNED_API
 GstBufferPool * gst_pinned_host_buffer_pool_new   (GstPinnedContext * context);
 
-GST_PINNED_API
-void            gst_pinned_host_buffer_pool_set_element (GstBufferPool * pool,
-                                                         GstElement * element);
-
 /**
  * GST_BUFFER_POOL_OPTION_PINNED_WRITE_COMBINED:
  *
