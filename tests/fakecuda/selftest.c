@@ -22,12 +22,15 @@
 #define DELAY_US 300000
 
 static void
-assert_cuda (cudaError_t result, cudaError_t expected)
+assert_cuda_at (cudaError_t result, cudaError_t expected, int line)
 {
   if (result != expected)
-    g_error ("%s where %s was expected", cudaGetErrorName (result),
-        cudaGetErrorName (expected));
+    g_error ("line %d: %s where %s was expected", line,
+        cudaGetErrorName (result), cudaGetErrorName (expected));
 }
+
+#define assert_cuda(result, expected) \
+  assert_cuda_at ((result), (expected), __LINE__)
 
 static cudaEvent_t
 new_event (void)
