@@ -17,7 +17,7 @@
 
 #include "pinnedtest.h"
 
-#define DELAY_MS 200
+#define DELAY_MS pinned_test_ms (200)
 
 static GstPinnedContext *
 open_context (void)
@@ -739,16 +739,19 @@ GST_END_TEST;
 GST_START_TEST (test_cpu_wait_clears_fences)
 {
   Readers r;
+  GstPinnedMemory *mem;
+  GstPinnedFence *fence;
 
   readers_init (&r);
   fail_unless (gst_pinned_transfer_video_frame (r.s[0], &r.info, r.dev,
           r.out[0], NULL));
-  fail_unless (gst_pinned_memory_get_write_fence ((GstPinnedMemory *)
-          gst_buffer_peek_memory (r.out[0], 0)) != NULL);
+  mem = (GstPinnedMemory *) gst_buffer_peek_memory (r.out[0], 0);
+  fence = gst_pinned_memory_get_write_fence (mem);
+  fail_unless (fence != NULL);
+  gst_pinned_fence_unref (fence);
   fail_unless (gst_pinned_buffer_wait (r.out[0], GST_MAP_WRITE, NULL));
-  fail_unless (gst_pinned_memory_get_write_fence ((GstPinnedMemory *)
-          gst_buffer_peek_memory (r.out[0], 0)) == NULL,
-      "the fences outlived the wait");
+  fence = gst_pinned_memory_get_write_fence (mem);
+  fail_unless (fence == NULL, "the fences outlived the wait");
   readers_clear (&r);
 }
 
