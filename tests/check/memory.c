@@ -176,8 +176,11 @@ GST_START_TEST (test_fence_event_flags)
   GstPinnedStream *a = gst_pinned_stream_new (ctx, NULL);
   GstPinnedFence *fence;
   gint64 t0;
-  gdouble cpu0, cpu, wall;
+  gdouble cpu0, cpu, wall, share;
 
+  /* Under valgrind (a time scale above 1) each of the poll's wake-ups
+   * costs tens of times more; spinning would still take all of it. */
+  share = pinned_test_ms (1) > 1 ? 0.5 : 0.1;
   pinned_test_delay_stream (a, 200);
   fence = gst_pinned_stream_record_fence (a, NULL);
   if (pinned_test_is_fake ())
@@ -190,7 +193,7 @@ GST_START_TEST (test_fence_event_flags)
   cpu = thread_cpu_ms () - cpu0;
   wall = (g_get_monotonic_time () - t0) / 1e3;
   fail_unless (wall >= 150, "the wait returned after %.1f ms", wall);
-  fail_unless (cpu < 0.1 * wall, "waiting %.1f ms took %.1f ms of CPU",
+  fail_unless (cpu < share * wall, "waiting %.1f ms took %.1f ms of CPU",
       wall, cpu);
 
   gst_pinned_fence_unref (fence);
