@@ -66,6 +66,11 @@ struct _GstPinnedFence
 
 GST_DEFINE_MINI_OBJECT_TYPE (GstPinnedFence, gst_pinned_fence);
 
+/* The host waits of each thread, counted where they all happen, for the
+ * elements' statistics: one thread's own, so no lock or atomics. */
+static _Thread_local guint64 thread_waits;
+static _Thread_local guint64 thread_wait_ns;
+
 static FencePool *
 fence_pool_ref (FencePool * pool)
 {
@@ -325,6 +330,9 @@ gst_pinned_fence_is_signaled (GstPinnedFence * fence)
 gboolean
 gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
 {
+  GstClockTime start;
+  gboolean ok;
+
   g_return_val_if_fail (fence != NULL, FALSE);
 
   ensure_debug_category ();
@@ -333,10 +341,21 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
     return TRUE;
 
   GST_TRACE ("host wait on event %p", fence->event);
-  if (!gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error))
+  start = gst_util_get_timestamp ();
+  ok = gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error);
+  thread_waits++;
+  thread_wait_ns += gst_util_get_timestamp () - start;
+  if (!ok)
     return FALSE;
   g_atomic_int_set (&fence->signaled, 1);
   return TRUE;
+}
+
+void
+gst_pinned_fence_get_thread_waits (guint64 * waits, guint64 * ns)
+{
+  *waits = thread_waits;
+  *ns = thread_wait_ns;
 }
 
 /**
