@@ -13,10 +13,10 @@
  * @short_description: a point on a CUDA stream that others can wait for
  *
  * A fence is a CUDA event recorded on a stream after work was enqueued.
- * The host waits for it with gst_pinned_fence_wait() (the event is created
- * with %cudaEventBlockingSync, so the waiting thread sleeps instead of
- * spinning), another stream with gst_pinned_fence_wait_on_stream() (no host
- * wait at all), and gst_pinned_fence_is_signaled() asks without waiting.
+ * The host waits for it with gst_pinned_fence_wait(), which asks the event
+ * and sleeps between asks (it never spins), another stream with
+ * gst_pinned_fence_wait_on_stream() (no host wait at all), and
+ * gst_pinned_fence_is_signaled() asks without waiting.
  *
  * Fences are recycled: when the last reference goes, the event returns to
  * its device's pool and is recorded again later, so steady-state streaming
@@ -174,6 +174,37 @@ fence_pool_get (GstPinnedContext * context)
   return pool;
 }
 
+/* How a host waits for a fence. By default the events are plain ones and
+ * the host asks (cudaEventQuery) and sleeps between asks, 2 us at first,
+ * doubling to 64 us. Blocking-sync events (cudaEventSynchronize sleeps
+ * until CUDA's event handler thread wakes it) cost that thread 20 to 45 us
+ * of CPU per frame and wake the waiter late: on an H200, NV12 1920x1080 up
+ * and back ran at 0.77-0.96 of the link with 45-76 us of CPU per frame, and
+ * at 1.01 with 29 us asking (docs/performance.md). GST_PINNED_FENCE_WAIT=
+ * block brings blocking-sync events back, for comparison. */
+enum
+{
+  WAIT_POLL,
+  WAIT_BLOCK,
+};
+
+#define POLL_FIRST_US 2
+#define POLL_MAX_US 64
+
+static gint
+wait_mode (void)
+{
+  static gsize mode = 0;
+
+  if (g_once_init_enter (&mode)) {
+    gsize m = g_strcmp0 (g_getenv ("GST_PINNED_FENCE_WAIT"), "block") == 0 ?
+        WAIT_BLOCK : WAIT_POLL;
+
+    g_once_init_leave (&mode, m + 1);
+  }
+  return (gint) mode - 1;
+}
+
 static GstPinnedFence *
 fence_acquire (GstPinnedContext * context, GError ** error)
 {
@@ -191,7 +222,8 @@ fence_acquire (GstPinnedContext * context, GError ** error)
     if (!gst_pinned_context_push (context, error))
       return NULL;
     ok = gst_pinned_cuda_result (cudaEventCreateWithFlags (&event,
-            cudaEventDisableTiming | cudaEventBlockingSync), error);
+            cudaEventDisableTiming | (wait_mode () == WAIT_BLOCK ?
+                cudaEventBlockingSync : 0)), error);
     gst_pinned_context_pop (context);
     if (!ok)
       return NULL;
@@ -331,6 +363,7 @@ gboolean
 gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
 {
   GstClockTime start;
+  cudaError_t result;
   gboolean ok;
 
   g_return_val_if_fail (fence != NULL, FALSE);
@@ -342,7 +375,18 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
 
   GST_TRACE ("host wait on event %p", fence->event);
   start = gst_util_get_timestamp ();
-  ok = gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error);
+  if (wait_mode () == WAIT_POLL) {
+    gulong sleep_us = POLL_FIRST_US;
+
+    while ((result = cudaEventQuery (fence->event)) == cudaErrorNotReady) {
+      g_usleep (sleep_us);
+      sleep_us = MIN (sleep_us * 2, POLL_MAX_US);
+    }
+    ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
+        __FILE__, GST_FUNCTION, __LINE__, error);
+  } else {
+    ok = gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error);
+  }
   thread_waits++;
   thread_wait_ns += gst_util_get_timestamp () - start;
   if (!ok)

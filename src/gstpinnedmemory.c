@@ -101,6 +101,7 @@ typedef struct
   GstPinnedFence *stack[STACK_FENCES];
   GstPinnedFence **fences;
   guint n;
+  gboolean has_writer;          /* fences[0] is the writer's */
 } FenceList;
 
 static void
@@ -114,6 +115,7 @@ collect_fences (GstPinnedMemory * mem, GstMapFlags access, FenceList * list)
   list->fences = max <= STACK_FENCES ? list->stack :
       g_new (GstPinnedFence *, max);
   list->n = 0;
+  list->has_writer = priv->writer != NULL;
   if (priv->writer)
     list->fences[list->n++] = gst_pinned_fence_ref (priv->writer);
   if (access & GST_MAP_WRITE) {
@@ -260,14 +262,26 @@ gst_pinned_memory_wait (GstPinnedMemory * mem, GstMapFlags access,
 
   collect_fences (mem, access, &list);
   for (i = 0; i < list.n && ret; i++) {
-    gboolean signaled;
+    gboolean signaled, done;
+    GError *failure = NULL;
 
-    /* A fence of failed work counts as signalled: the access must fail,
-     * not go ahead on bytes the work never wrote. */
-    ret = gst_pinned_fence_query (list.fences[i], &signaled, error);
-    if (ret && !signaled) {
-      GST_LOG ("memory %p: host wait for GPU work", mem);
-      ret = gst_pinned_fence_wait (list.fences[i], error);
+    done = gst_pinned_fence_query (list.fences[i], &signaled, &failure) &&
+        (signaled || gst_pinned_fence_wait (list.fences[i], &failure));
+    if (done)
+      continue;
+
+    /* Failed work (a device error: it will never run). Reading what the
+     * failed writer should have written fails, rather than hand the CPU
+     * bytes the copy never filled; an access that overwrites, or that
+     * only had to wait for a reader, can go on: what the failed work did
+     * no longer matters to it. */
+    if (i == 0 && list.has_writer && (access & GST_MAP_READ)) {
+      g_propagate_error (error, failure);
+      ret = FALSE;
+    } else {
+      GST_DEBUG ("memory %p: fence of failed work, no longer needed: %s",
+          mem, failure->message);
+      g_clear_error (&failure);
     }
   }
   if (ret && list.n > 0)

@@ -410,6 +410,36 @@ bench_extras_api_costs (void)
   c[8] = (thread_cpu_us () - t0) / (n / 20) - c[5] - c[2];
 #undef MEASURE
 
+  /* Frame-sized copies: does the driver's CPU time grow with the size of
+   * a page-locked copy (descriptors per chunk or page)? Each call on an
+   * idle stream, its CPU time alone. */
+  g_print ("CPU time of one cudaMemcpyAsync by size, page-locked (us):");
+  for (i = 0; i < 3; i++) {
+    static const gsize sizes[] = { 1 << 20, 3110400, 33177600 };
+    gsize size = sizes[i];
+    guint8 *h, *d;
+    gdouble up = 0, down = 0;
+    guint k, reps = 50;
+
+    CHECK (cudaHostAlloc ((void **) &h, size, cudaHostAllocPortable));
+    CHECK (cudaMalloc ((void **) &d, size));
+    for (k = 0; k < reps; k++) {
+      t0 = thread_cpu_us ();
+      CHECK (cudaMemcpyAsync (d, h, size, cudaMemcpyHostToDevice, s1));
+      up += thread_cpu_us () - t0;
+      CHECK (cudaStreamSynchronize (s1));
+      t0 = thread_cpu_us ();
+      CHECK (cudaMemcpyAsync (h, d, size, cudaMemcpyDeviceToHost, s1));
+      down += thread_cpu_us () - t0;
+      CHECK (cudaStreamSynchronize (s1));
+    }
+    g_print (" %" G_GSIZE_FORMAT " bytes H2D %.2f D2H %.2f;", size,
+        up / reps, down / reps);
+    CHECK (cudaFree (d));
+    CHECK (cudaFreeHost (h));
+  }
+  g_print ("\n");
+
   g_print ("CPU time of the calling thread per runtime call (us):\n");
   g_print ("  cudaGetDevice %.3f, cudaSetDevice (same) %.3f, "
       "cudaEventRecord %.3f, cudaStreamWaitEvent (done) %.3f, "

@@ -48,6 +48,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
@@ -266,6 +267,7 @@ typedef struct
   gint64 end_us;
   guint64 frames;
   struct rusage ru_start, ru_end;
+  GHashTable *threads_start, *threads_end;
   GstBuffer *last;
   gboolean done;
   GstElement *pipeline;
@@ -315,6 +317,67 @@ codec_of (const gchar * name)
       return &codecs[i];
   }
   return NULL;
+}
+
+/* CPU ticks of each thread of the process, tid -> "name ticks", for
+ * BENCH_THREADS=1: which thread spends the CPU time of a row. */
+static GHashTable *
+thread_ticks (void)
+{
+  GHashTable *t;
+  GDir *dir;
+  const gchar *tid;
+
+  if (!g_getenv ("BENCH_THREADS"))
+    return NULL;
+  t = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  dir = g_dir_open ("/proc/self/task", 0, NULL);
+  while (dir && (tid = g_dir_read_name (dir))) {
+    gchar *path = g_strdup_printf ("/proc/self/task/%s/stat", tid);
+    gchar *stat = NULL, *name, *end;
+    gchar **f;
+
+    if (g_file_get_contents (path, &stat, NULL, NULL) &&
+        (name = strchr (stat, '(')) && (end = strrchr (stat, ')'))) {
+      *end = '\0';
+      /* After ") ": state, ppid, ... utime is field 14, stime 15. */
+      f = g_strsplit (end + 2, " ", 16);
+      if (g_strv_length (f) >= 14)
+        g_hash_table_insert (t, g_strdup (tid), g_strdup_printf ("%s %"
+                G_GINT64_FORMAT, name + 1, g_ascii_strtoll (f[11], NULL, 10)
+                + g_ascii_strtoll (f[12], NULL, 10)));
+      g_strfreev (f);
+    }
+    g_free (stat);
+    g_free (path);
+  }
+  if (dir)
+    g_dir_close (dir);
+  return t;
+}
+
+static void
+print_thread_ticks (GHashTable * start, GHashTable * end, gdouble wall)
+{
+  GHashTableIter it;
+  gpointer tid, val;
+  gdouble hz = sysconf (_SC_CLK_TCK);
+
+  if (!start || !end)
+    return;
+  g_print ("                    threads (cores):");
+  g_hash_table_iter_init (&it, end);
+  while (g_hash_table_iter_next (&it, &tid, &val)) {
+    const gchar *before = g_hash_table_lookup (start, tid);
+    const gchar *sp = strrchr (val, ' ');
+    gint64 d = g_ascii_strtoll (sp + 1, NULL, 10) -
+        (before ? g_ascii_strtoll (strrchr (before, ' ') + 1, NULL, 10) : 0);
+
+    if (d > 0)
+      g_print (" %.*s %.2f;", (gint) (sp - (const gchar *) val),
+          (const gchar *) val, d / hz / wall);
+  }
+  g_print ("\n");
 }
 
 static gdouble
@@ -550,6 +613,7 @@ sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
         now - run->first_us >= run->warmup_us) {
       run->start_us = now;
       getrusage (RUSAGE_SELF, &run->ru_start);
+      run->threads_start = thread_ticks ();
     }
   } else {
     run->frames++;
@@ -558,6 +622,7 @@ sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       gst_pinned_buffer_wait (buf, GST_MAP_READ, NULL);
       run->end_us = g_get_monotonic_time ();
       getrusage (RUSAGE_SELF, &run->ru_end);
+      run->threads_end = thread_ticks ();
       run->last = gst_buffer_ref (buf);
       run->done = TRUE;
       gst_element_post_message (run->pipeline,
@@ -912,6 +977,7 @@ run_once (const Config * c, const Row * row, Result * res)
     res->cpu_us[res->n] = cpu / run.frames * 1e6;
     res->cores[res->n] = cpu / wall;
     res->n++;
+    print_thread_ticks (run.threads_start, run.threads_end, wall);
     ok = TRUE;
   }
   if (msg)
@@ -940,6 +1006,10 @@ run_once (const Config * c, const Row * row, Result * res)
   gst_clear_buffer (&run.last);
   gst_object_unref (pipeline);
   g_mutex_clear (&run.lock);
+  if (run.threads_start)
+    g_hash_table_unref (run.threads_start);
+  if (run.threads_end)
+    g_hash_table_unref (run.threads_end);
 
 out:
   g_free (launch);

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <gst/app/gstappsink.h>
 #include "pinnedtest.h"
-#include "convert.h"
+#include "convertref.h"
 
 #define FRAMES 30
 
@@ -166,63 +166,6 @@ GST_END_TEST;
 
 /* ---- pinnedconvert on the decoder's CUDA memory ----------------------- */
 
-static gint32
-fixed (gdouble v)
-{
-  return (gint32) (v * (1 << PINNED_CONVERT_SHIFT) + (v < 0 ? -0.5 : 0.5));
-}
-
-/* The CPU reference of pinnedconvert (kernels/convert.h), I420 in. */
-static GstBuffer *
-reference_rgba (GstBuffer * in, const GstVideoInfo * in_info,
-    const GstVideoInfo * out_info)
-{
-  GstBuffer *out = gst_buffer_new_allocate (NULL, out_info->size, NULL);
-  GstVideoFrame fi, fo;
-  PinnedConvertParams p = { 0, };
-  gboolean full = in_info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
-  gdouble kr, kb, kg, ys, cs;
-  gint x, y;
-
-  if (!gst_video_color_matrix_get_Kr_Kb (in_info->colorimetry.matrix, &kr, &kb))
-    gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT601, &kr, &kb);
-  kg = 1 - kr - kb;
-  ys = full ? 1 : 255.0 / 219;
-  cs = full ? 1 : 255.0 / 224;
-  p.y_offset = full ? 0 : 16;
-  p.y_scale = fixed (ys);
-  p.r_v = fixed (cs * 2 * (1 - kr));
-  p.g_u = fixed (cs * 2 * kb * (1 - kb) / kg);
-  p.g_v = fixed (cs * 2 * kr * (1 - kr) / kg);
-  p.b_u = fixed (cs * 2 * (1 - kb));
-
-  fail_unless (gst_video_frame_map (&fi, in_info, in, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fo, out_info, out, GST_MAP_WRITE));
-  p.y = GST_VIDEO_FRAME_COMP_DATA (&fi, GST_VIDEO_COMP_Y);
-  p.u = GST_VIDEO_FRAME_COMP_DATA (&fi, GST_VIDEO_COMP_U);
-  p.v = GST_VIDEO_FRAME_COMP_DATA (&fi, GST_VIDEO_COMP_V);
-  p.y_pitch = GST_VIDEO_FRAME_COMP_STRIDE (&fi, GST_VIDEO_COMP_Y);
-  p.uv_pitch = GST_VIDEO_FRAME_COMP_STRIDE (&fi, GST_VIDEO_COMP_U);
-  p.uv_step = GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, GST_VIDEO_COMP_U);
-  p.width = GST_VIDEO_INFO_WIDTH (in_info);
-  p.height = GST_VIDEO_INFO_HEIGHT (in_info);
-  /* RGBA: R G B at 0 1 2, alpha (255) at 3 */
-  p.out[0] = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
-  p.out[1] = p.out[0] + 1;
-  p.out[2] = p.out[0] + 2;
-  p.out[3] = p.out[0] + 3;
-  p.out_pitch[0] = p.out_pitch[1] = p.out_pitch[2] = p.out_pitch[3] =
-      GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0);
-  p.out_step[0] = p.out_step[1] = p.out_step[2] = p.out_step[3] = 4;
-  for (y = 0; y < p.height; y++)
-    for (x = 0; x < p.width; x++)
-      pinned_convert_pixel (&p, x, y);
-  gst_video_frame_unmap (&fo);
-  gst_video_frame_unmap (&fi);
-
-  return out;
-}
-
 GST_START_TEST (test_nvh264dec_convert_matches_reference)
 {
   GstVideoInfo cpu_info, nv12_info, rgba_info, in_info;
@@ -241,8 +184,8 @@ GST_START_TEST (test_nvh264dec_convert_matches_reference)
 
   fail_unless_equals_int (rgba->len, FRAMES);
   for (i = 0; i < FRAMES; i++) {
-    GstBuffer *expect = reference_rgba (g_ptr_array_index (cpu, i), &in_info,
-        &rgba_info);
+    GstBuffer *expect = pinned_test_reference_convert (g_ptr_array_index (cpu,
+            i), &in_info, &rgba_info);
 
     fail_unless (pinned_test_frames_equal (expect, g_ptr_array_index (rgba,
                 i), &rgba_info),

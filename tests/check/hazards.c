@@ -31,7 +31,7 @@
 #include <cuda_runtime_api.h>
 #include "pinnedtest.h"
 
-#define DELAY_MS 300
+#define DELAY_MS pinned_test_ms (300)
 #define WIDTH 1024
 #define HEIGHT 1024
 
@@ -42,8 +42,7 @@ new_upload (GstVideoInfo * info)
 
   gst_video_info_set_format (info, GST_VIDEO_FORMAT_GRAY8, WIDTH, HEIGHT);
   gst_harness_set_caps (h, gst_video_info_to_caps (info),
-      gst_pinned_caps_set_memory_feature (gst_video_info_to_caps (info),
-          GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE));
+      pinned_test_device_caps (info));
   return h;
 }
 

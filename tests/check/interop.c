@@ -37,7 +37,7 @@
 #include <cuda_runtime_api.h>
 #include "convert.h"
 
-#define DELAY_MS 300
+#define DELAY_MS pinned_test_ms (300)
 
 typedef struct
 {
@@ -336,6 +336,7 @@ GST_START_TEST (test_context_joined_download)
   GstPinnedContext *ctx;
   GstVideoInfo info;
 
+  g_free (chain);
   watch_cuda_memory (element_of (h, "pinneddownload"), "sink", &seen);
   push_one (h, &confs[2], &info);
 
@@ -590,6 +591,67 @@ GST_START_TEST (test_push_rule_consumer_sees_finished_frames)
 
 GST_END_TEST;
 
+/* The order buffers and the "marker" event reach a harness's sink pad. */
+static GstPadProbeReturn
+record_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GString *order = data;
+
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER) {
+    GST_OBJECT_LOCK (pad);
+    g_string_append_c (order, 'B');
+    GST_OBJECT_UNLOCK (pad);
+  } else if (gst_event_has_name (GST_PAD_PROBE_INFO_EVENT (info), "marker")) {
+    GST_OBJECT_LOCK (pad);
+    g_string_append_c (order, 'E');
+    GST_OBJECT_UNLOCK (pad);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* A serialized event after frames whose copies are held back leaves after
+ * them: pinnedupload lets its window push them first. */
+GST_START_TEST (test_push_rule_events_stay_in_order)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw");
+  const Conf *c = &confs[1];
+  GString *order = g_string_new (NULL);
+  GstVideoInfo info;
+  GstBuffer *in;
+  gchar *seen;
+  guint i;
+
+  push_one (h, c, &info);
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, record_order, order, NULL);
+
+  hold_back_copies (element_of (h, "pinnedupload"));
+  for (i = 0; i < 2; i++) {
+    in = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in, &info, 200 + i);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+              gst_structure_new_empty ("marker"))));
+  for (i = 0; i < 2; i++)
+    gst_buffer_unref (gst_harness_pull (h));
+
+  GST_OBJECT_LOCK (h->sinkpad);
+  seen = g_strdup (order->str);
+  GST_OBJECT_UNLOCK (h->sinkpad);
+  fail_unless_equals_string (seen, "BBE");
+
+  pinned_test_reset ();
+  gst_harness_teardown (h);
+  g_string_free (order, TRUE);
+  g_free (seen);
+}
+
+GST_END_TEST;
+
 /* The copy into CUDA memory of the shared context, as pinnedupload makes
  * it, with the copy held back; pushed to cudadownload either at once or
  * through a window. */
@@ -601,7 +663,8 @@ push_rule_frame (gboolean through_window, gboolean * equal)
   GstPinnedStream *stream = gst_pinned_stream_new (ctx, NULL);
   GstAllocator *views = gst_pinned_device_allocator_new (ctx);
   GstCudaContext *cuda = gst_pinned_context_get_cuda_context (ctx);
-  GstElement *download = gst_element_factory_make ("cudadownload", NULL);
+  GstElement *download =
+      gst_object_ref_sink (gst_element_factory_make ("cudadownload", NULL));
   GstContext *context = gst_context_new_cuda_context (cuda);
   GstHarness *h;
   GstVideoInfo info;
@@ -651,6 +714,7 @@ push_rule_frame (gboolean through_window, gboolean * equal)
   gst_buffer_unref (out);
   gst_buffer_unref (in);
   gst_harness_teardown (h);
+  gst_object_unref (download);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
   gst_caps_unref (caps);
@@ -790,7 +854,6 @@ convert_run (void *closure)
   for (y = 0; y < p.height; y++)
     for (x = 0; x < p.width; x++)
       pinned_convert_pixel (&p, x, y);
-  g_free (closure);
 }
 
 static void
@@ -1150,6 +1213,7 @@ interop_suite (void)
   tcase_add_test (tc, test_context_announced_and_answered);
   tcase_add_test (tc, test_other_device_is_an_error);
   tcase_add_test (tc, test_push_rule_consumer_sees_finished_frames);
+  tcase_add_test (tc, test_push_rule_events_stay_in_order);
   tcase_add_test (tc, test_push_rule_window);
   tcase_add_test (tc, test_push_rule_control_pushed_at_once_is_wrong);
   tcase_add_test (tc, test_cuda_input_held_until_copied);

@@ -14,7 +14,7 @@
 #include <cuda_runtime_api.h>
 #include "pinnedtest.h"
 
-#define DELAY_MS 200
+#define DELAY_MS pinned_test_ms (200)
 
 static GstHarness *
 new_roundtrip (GstVideoInfo * info, GstVideoFormat format, gint w, gint h)

@@ -192,8 +192,7 @@ GST_START_TEST (test_upload_preserves_layout)
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 318, 240);
   gst_harness_set_caps (h, gst_video_info_to_caps (&info),
-      gst_pinned_caps_set_memory_feature (gst_video_info_to_caps (&info),
-          GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE));
+      pinned_test_device_caps (&info));
 
   in = pinned_test_new_padded_frame (&info, 64, 99);
   out = pinned_test_push_and_pull (h, gst_buffer_ref (in));

@@ -93,6 +93,19 @@ pinned_test_is_fake (void)
   return fake_loaded;
 }
 
+guint
+pinned_test_ms (guint ms)
+{
+  static guint scale;
+
+  if (scale == 0) {
+    const gchar *env = g_getenv ("GST_PINNED_TEST_TIME_SCALE");
+
+    scale = env ? MAX (g_ascii_strtoull (env, NULL, 10), 1) : 1;
+  }
+  return ms * scale;
+}
+
 /* Holds @handle's later work for @ms; the caller made its device current. */
 static void
 delay_handle (gpointer handle, guint ms)
@@ -779,6 +792,17 @@ register_test_filter (void)
 {
   gst_element_register (NULL, PINNED_TEST_FILTER, GST_RANK_NONE,
       pinned_test_filter_get_type ());
+}
+
+GstCaps *
+pinned_test_device_caps (const GstVideoInfo * info)
+{
+  GstCaps *caps = gst_video_info_to_caps (info);
+  GstCaps *device = gst_pinned_caps_set_memory_feature (caps,
+      GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
+
+  gst_caps_unref (caps);
+  return device;
 }
 
 GstBuffer *

@@ -30,6 +30,11 @@ int       pinned_test_main            (int argc, char **argv,
 
 gboolean  pinned_test_is_fake         (void);
 
+/* @ms of wall-clock time for the holds and waits that must outlast the
+ * test's own work: times GST_PINNED_TEST_TIME_SCALE (default 1), which
+ * the valgrind test setup raises, since everything runs slower there. */
+guint     pinned_test_ms              (guint ms);
+
 /* Holds @stream's later work for @ms: the fake's pause, or a spin kernel on
  * a real GPU. */
 void      pinned_test_delay_stream    (GstPinnedStream * stream, guint ms);
@@ -118,6 +123,9 @@ guint     pinned_test_event_flags     (GstPinnedFence * fence);
 GstBuffer *pinned_test_marked_frame   (GstBuffer * in,
                                        const GstVideoInfo * info,
                                        guint8 mark);
+
+/* The caps of @info in memory:PinnedDevice (transfer full). */
+GstCaps  *pinned_test_device_caps     (const GstVideoInfo * info);
 
 /* The GstPinnedBaseTransform named @name in @bin, or the element itself. */
 GstPinnedBaseTransform *pinned_test_get_transform (GstElement * element,

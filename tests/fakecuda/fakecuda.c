@@ -31,8 +31,11 @@
  * - cudaFree() and cudaFreeHost() do not synchronize (CUDA's do): freeing
  *   memory that queued work still touches aborts with a message;
  * - any call can be made to fail at once (fakecuda_fail()), and work can
- *   fail when its stream reaches it (fakecuda_fail_async()): the error
- *   shows at the next query or synchronization and sticks to the device.
+ *   fail when its stream reaches it (fakecuda_fail_async(), or a kernel
+ *   emulation that calls fakecuda_kernel_fault()): the error shows at the
+ *   next query or synchronization and sticks to the device, whose queued
+ *   work, on every stream, is dropped from then on (never runs), as on a
+ *   GPU whose context an error killed.
  *
  * Environment: FAKECUDA_DEVICES (default 1; 0 = no device),
  * FAKECUDA_DEVICE_MEMORY (bytes per device, default 16 GiB). */
@@ -412,6 +415,9 @@ typedef enum
 
 typedef struct _Stream Stream;
 
+/* On a stream's thread: the stream whose work it runs. */
+static __thread Stream *running_stream;
+
 typedef struct
 {
   OpType type;
@@ -577,6 +583,10 @@ op_free (Op * op)
     event_unref (op->event);
   if (op->other)
     stream_unref (op->other);
+  /* A kernel's closure is the stand-in's to free, run or dropped (a host
+   * function's is its caller's user data). */
+  if (op->type == OP_KERNEL)
+    g_free (op->closure);
   g_free (op->staging);
   g_free (op);
 }
@@ -587,6 +597,7 @@ stream_thread (gpointer data)
   Stream *s = data;
   gboolean quit = FALSE;
 
+  running_stream = s;
   while (!quit) {
     Op *op = g_async_queue_pop (s->queue);
 
@@ -871,6 +882,15 @@ fakecuda_call_count (const char *function)
   g_mutex_unlock (&lock);
 
   return n;
+}
+
+void
+fakecuda_kernel_fault (cudaError_t error)
+{
+  g_return_if_fail (running_stream != NULL);
+  g_return_if_fail (error != cudaSuccess);
+
+  poison (running_stream->device, error);
 }
 
 void
@@ -1482,8 +1502,7 @@ cudaHostRegister (void *ptr, size_t size, unsigned int flags)
   for (l = host_allocs; l; l = l->next) {
     HostAlloc *h = l->data;
 
-    if ((guint8 *) ptr >= h->ptr + h->size ||
-        h->ptr >= (guint8 *) ptr + size)
+    if ((guint8 *) ptr >= h->ptr + h->size || h->ptr >= (guint8 *) ptr + size)
       continue;
     /* As CUDA: pages that are page-locked already (an overlapping
      * registration, a cudaHostAlloc) cannot be registered again. */

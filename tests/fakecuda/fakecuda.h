@@ -23,7 +23,9 @@ extern "C" {
 #endif
 
 /* Called at launch, in the launching thread: copies what it needs of the
- * kernel's arguments (they live on the caller's stack) into a closure. */
+ * kernel's arguments (they live on the caller's stack) into a closure
+ * allocated with g_malloc(), which the stand-in frees with g_free() once
+ * the launch ran or was dropped. */
 typedef void *(*FakecudaKernelBind) (void **args, dim3 grid, dim3 block);
 /* Called on the stream's thread when the launch is reached. */
 typedef void (*FakecudaKernelRun) (void *closure);
@@ -68,6 +70,16 @@ void     fakecuda_fail             (const char *function, unsigned skip,
  * and its streams' work drains without effect, until fakecuda_reset(). */
 void     fakecuda_fail_async       (const char *function, unsigned skip,
                                     unsigned count, cudaError_t error);
+
+/* For a kernel emulation (FakecudaKernelRun), on its stream's thread: the
+ * kernel faults with @error, as a kernel that writes through a bad pointer
+ * does on a GPU. The error sticks to the stream's device at once, as with
+ * fakecuda_fail_async(): every later call on the device returns it, and
+ * the work queued on any of its streams, before the fault or after, is
+ * dropped (never runs; events still complete, so no wait hangs, but their
+ * queries report the error), until fakecuda_reset(). Freeing memory that
+ * dropped work touched waits for it to drain, and does not abort. */
+void     fakecuda_kernel_fault     (cudaError_t error);
 
 /* Tells the stand-in the bounds of a pageable buffer: copies from or into
  * it (and cudaHostRegister() of it) that run past its end fail with

@@ -186,7 +186,9 @@ static GHashTable *live_contexts;
 static struct CUctx_st primary[64];
 static gboolean initialized;
 
-static __thread GArray *stack;
+/* Each thread's context stack, freed when the thread ends (a GStreamer
+ * streaming thread or a GThreadPool worker pushes once and exits). */
+static GPrivate stack_key = G_PRIVATE_INIT ((GDestroyNotify) g_array_unref);
 
 static void
 count (const gchar * function)
@@ -252,8 +254,12 @@ from_runtime (cudaError_t error)
 static GArray *
 get_stack (void)
 {
-  if (stack == NULL)
+  GArray *stack = g_private_get (&stack_key);
+
+  if (stack == NULL) {
     stack = g_array_new (FALSE, FALSE, sizeof (StackEntry));
+    g_private_set (&stack_key, stack);
+  }
   return stack;
 }
 

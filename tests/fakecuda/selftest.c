@@ -10,8 +10,9 @@
 /* The stand-in's own model, through the CUDA runtime API, where it is less
  * kind than a simpler stand-in would be: the legacy default stream runs
  * asynchronously, stream handles are reused, failures can surface later and
- * stick, pageable copies are bounds-checked, held-back copies land in
- * pieces, and freeing memory that queued work still uses is caught. */
+ * stick (a faulting kernel drops the device's queued work), pageable
+ * copies are bounds-checked, held-back copies land in pieces, and freeing
+ * memory that queued work still uses is caught. */
 
 #include <glib.h>
 #include <string.h>
@@ -21,12 +22,15 @@
 #define DELAY_US 300000
 
 static void
-assert_cuda (cudaError_t result, cudaError_t expected)
+assert_cuda_at (cudaError_t result, cudaError_t expected, int line)
 {
   if (result != expected)
-    g_error ("%s where %s was expected", cudaGetErrorName (result),
-        cudaGetErrorName (expected));
+    g_error ("line %d: %s where %s was expected", line,
+        cudaGetErrorName (result), cudaGetErrorName (expected));
 }
+
+#define assert_cuda(result, expected) \
+  assert_cuda_at ((result), (expected), __LINE__)
 
 static cudaEvent_t
 new_event (void)
@@ -233,6 +237,119 @@ test_release_on_poisoned_device (void)
   g_assert_cmpuint (fakecuda_call_count ("cudaFree") - frees, ==, 2);
 }
 
+/* nvcc's registration of a kernel, which the selftest makes by hand. */
+void __cudaRegisterFunction (void **handle, const char *hostFun,
+    char *deviceFun, const char *deviceName, int thread_limit, uint3 * tid,
+    uint3 * bid, dim3 * bDim, dim3 * gDim, int *wSize);
+
+static gint kernels_run;
+
+/* Host stubs: launched by address, as nvcc's launch code does. */
+static void
+fault_stub (void)
+{
+}
+
+static void
+count_stub (void)
+{
+}
+
+static void *
+bind_nothing (void **args, dim3 grid, dim3 block)
+{
+  /* A closure all the same: the stand-in frees it, run or dropped. */
+  return g_malloc0 (16);
+}
+
+static void
+fault_run (void *closure)
+{
+  fakecuda_kernel_fault (cudaErrorIllegalAddress);
+}
+
+static void
+count_run (void *closure)
+{
+  g_atomic_int_inc (&kernels_run);
+}
+
+static void
+register_kernel (void (*stub) (void), const gchar * name, FakecudaKernelRun run)
+{
+  __cudaRegisterFunction (NULL, (const char *) stub, (char *) name, name, -1,
+      NULL, NULL, NULL, NULL, NULL);
+  fakecuda_register_kernel (name, bind_nothing, run);
+}
+
+static cudaError_t
+launch (void (*stub) (void), cudaStream_t stream)
+{
+  dim3 one = { 1, 1, 1 };
+
+  return cudaLaunchKernel ((const void *) stub, one, one, NULL, 0, stream);
+}
+
+/* A kernel that faults: as on a GPU whose context the fault killed, the
+ * work queued before it on another stream never runs (a copy moves no
+ * byte, a kernel is not run), the error shows at the next synchronization
+ * and sticks; freeing memory that the dropped work touched is no misuse
+ * (it waits for the work to drain) and returns the error. */
+static void
+test_kernel_fault_drops_queued_work (void)
+{
+  cudaStream_t faulting, other;
+  cudaEvent_t ev = new_event ();
+  guint8 *host, *dev, check[256];
+
+  register_kernel (fault_stub, "selftest_fault", fault_run);
+  register_kernel (count_stub, "selftest_count", count_run);
+  assert_cuda (cudaStreamCreateWithFlags (&faulting, cudaStreamNonBlocking),
+      cudaSuccess);
+  assert_cuda (cudaStreamCreateWithFlags (&other, cudaStreamNonBlocking),
+      cudaSuccess);
+  assert_cuda (cudaHostAlloc ((void **) &host, sizeof (check), 0), cudaSuccess);
+  assert_cuda (cudaMalloc ((void **) &dev, sizeof (check)), cudaSuccess);
+  memset (host, 0x11, sizeof (check));
+  assert_cuda (cudaMemcpy (dev, host, sizeof (check),
+          cudaMemcpyHostToDevice), cudaSuccess);
+  memset (host, 0x55, sizeof (check));
+  cudaGetLastError ();
+
+  /* Queued before the fault, behind a pause: */
+  assert_cuda (fakecuda_stream_sleep (other, DELAY_US), cudaSuccess);
+  assert_cuda (cudaMemcpyAsync (dev, host, sizeof (check),
+          cudaMemcpyHostToDevice, other), cudaSuccess);
+  assert_cuda (launch (count_stub, other), cudaSuccess);
+  assert_cuda (cudaEventRecord (ev, other), cudaSuccess);
+  /* A kernel that runs fine first: emulations run. */
+  assert_cuda (launch (count_stub, faulting), cudaSuccess);
+  assert_cuda (launch (fault_stub, faulting), cudaSuccess);
+  assert_cuda (cudaGetLastError (), cudaSuccess);
+
+  assert_cuda (cudaStreamSynchronize (faulting), cudaErrorIllegalAddress);
+  g_assert_cmpint (g_atomic_int_get (&kernels_run), ==, 1);
+  /* The copy is still queued: its memory may go all the same. */
+  assert_cuda (cudaEventQuery (ev), cudaErrorIllegalAddress);
+  assert_cuda (cudaFreeHost (host), cudaErrorIllegalAddress);
+  assert_cuda (launch (count_stub, faulting), cudaErrorIllegalAddress);
+  assert_cuda (cudaStreamSynchronize (other), cudaErrorIllegalAddress);
+  g_assert_cmpint (g_atomic_int_get (&kernels_run), ==, 1);
+  assert_cuda (cudaGetLastError (), cudaErrorIllegalAddress);
+
+  fakecuda_reset ();
+  assert_cuda (cudaGetLastError (), cudaSuccess);
+  assert_cuda (cudaMemcpy (check, dev, sizeof (check),
+          cudaMemcpyDeviceToHost), cudaSuccess);
+  g_assert_cmpuint (check[0], ==, 0x11);
+  g_assert_cmpuint (check[sizeof (check) - 1], ==, 0x11);
+
+  assert_cuda (cudaFree (dev), cudaSuccess);
+  assert_cuda (cudaStreamDestroy (faulting), cudaSuccess);
+  assert_cuda (cudaStreamDestroy (other), cudaSuccess);
+  cudaEventDestroy (ev);
+}
+
 /* A pageable buffer of known size: copies that run past its end fail,
  * in either direction, 1D and 2D, and it cannot be registered past its
  * end. */
@@ -386,6 +503,8 @@ main (int argc, char **argv)
       test_deferred_sticky_error);
   g_test_add_func ("/fakecuda/release-on-poisoned-device",
       test_release_on_poisoned_device);
+  g_test_add_func ("/fakecuda/kernel-fault-drops-queued-work",
+      test_kernel_fault_drops_queued_work);
   g_test_add_func ("/fakecuda/pageable-bounds", test_pageable_bounds);
   g_test_add_func ("/fakecuda/held-back-copy-lands-in-pieces",
       test_held_back_copy_lands_in_pieces);
