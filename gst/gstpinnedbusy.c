@@ -19,6 +19,11 @@
  * `pinnedupload ! pinnedbusy ! pinneddownload` is the longest of the three,
  * not their sum.
  *
+ * It allocates nothing for gst-pinned device memory. nvcodec's CUDA memory
+ * (in builds with CUDA interop) goes back to its pool unchanged: the kernel
+ * runs on a copy, in a pool of twice #GstPinnedBaseTransform:pool-size
+ * frames.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=RGBA,width=3840,height=2160 ! pinnedupload ! pinnedbusy busy-us=600 ! pinneddownload ! fakesink
@@ -41,13 +46,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_busy_debug);
 #define GST_CAT_DEFAULT gst_pinned_busy_debug
 
 #define DEFAULT_BUSY_US 1000
-#define DEFAULT_POOL_SIZE 4
 
 enum
 {
   PROP_0,
   PROP_BUSY_US,
-  PROP_POOL_SIZE,
   PROP_LAST
 };
 
@@ -58,20 +61,17 @@ struct _GstPinnedBusy
   GstPinnedFilter parent;
 
   guint busy_us;
-  guint pool_size;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL)));
+    GST_STATIC_CAPS (GST_PINNED_DEVICE_VIDEO_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL)));
+    GST_STATIC_CAPS (GST_PINNED_DEVICE_VIDEO_CAPS));
 
 #define gst_pinned_busy_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstPinnedBusy, gst_pinned_busy,
@@ -93,11 +93,6 @@ gst_pinned_busy_set_property (GObject * object, guint prop_id,
       self->busy_us = g_value_get_uint (value);
       GST_OBJECT_UNLOCK (self);
       break;
-    case PROP_POOL_SIZE:
-      GST_OBJECT_LOCK (self);
-      self->pool_size = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -114,11 +109,6 @@ gst_pinned_busy_get_property (GObject * object, guint prop_id,
     case PROP_BUSY_US:
       GST_OBJECT_LOCK (self);
       g_value_set_uint (value, self->busy_us);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    case PROP_POOL_SIZE:
-      GST_OBJECT_LOCK (self);
-      g_value_set_uint (value, self->pool_size);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -167,22 +157,6 @@ gst_pinned_busy_class_init (GstPinnedBusyClass * klass)
       "GPU time per frame, in microseconds", 0, 10 * G_USEC_PER_SEC,
       DEFAULT_BUSY_US, G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
       G_PARAM_STATIC_STRINGS);
-
-  /**
-   * GstPinnedBusy:pool-size:
-   *
-   * Not used: pinnedbusy runs in place on its input's frames and
-   * allocates none. It replaces the #GstPinnedBaseTransform:pool-size it
-   * inherits, so that it describes itself truthfully, and accepts a value
-   * like the other gst-pinned elements do.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_POOL_SIZE] =
-      g_param_spec_uint ("pool-size", "Pool size",
-      "Not used: pinnedbusy works in place on its input frames and "
-      "allocates none", 1, 64, DEFAULT_POOL_SIZE,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, PROP_LAST, properties);
 
   /* With CUDA interop, nvcodec's CUDA memory too. */
@@ -201,5 +175,4 @@ static void
 gst_pinned_busy_init (GstPinnedBusy * self)
 {
   self->busy_us = DEFAULT_BUSY_US;
-  self->pool_size = DEFAULT_POOL_SIZE;
 }

@@ -111,14 +111,13 @@ struct _GstPinnedDownload
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (CUDA_SINK_CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL) ";"
-        GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)));
+    GST_STATIC_CAPS (CUDA_SINK_CAPS GST_PINNED_DEVICE_VIDEO_CAPS ";"
+        GST_PINNED_VIDEO_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)));
+    GST_STATIC_CAPS (GST_PINNED_VIDEO_CAPS));
 
 #define gst_pinned_download_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstPinnedDownload, gst_pinned_download,
@@ -362,9 +361,7 @@ gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 #endif
 
   span = gst_pinned_base_transform_begin_span (base, "D2H copy");
-  ok = gst_pinned_transfer_video_frame_full
-      (gst_pinned_base_transform_get_stream (base),
-      gst_pinned_base_transform_get_in_info (base), src, outbuf,
+  ok = gst_pinned_base_transform_transfer (base, src, outbuf,
       ensure_pageable (self), &error);
   gst_pinned_timeline_end (span);
 
@@ -374,7 +371,11 @@ gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     gst_pinned_window_push (self->held, NULL, src);
 
   if (!ok) {
-    GST_PINNED_ELEMENT_ERROR (trans, error, "Could not download a frame");
+    gchar *text = gst_pinned_base_transform_error_text (base, error,
+        "Could not download a frame");
+
+    GST_PINNED_ELEMENT_ERROR (trans, error, text);
+    g_free (text);
     g_clear_error (&error);
     return GST_FLOW_ERROR;
   }

@@ -53,8 +53,19 @@
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! pinnedupload ! nvh264enc ! h264parse ! mp4mux ! filesink location=out.mp4
  * ]| Feeds an NVENC encoder from page-locked buffers.
+ * |[
  * gst-launch-1.0 multifilesrc location=frame%d.rgba loop=true ! rawvideoparse format=rgba width=3840 height=2160 ! pinnedupload copy-threads=8 ! fakesink
  * ]| A fresh pageable buffer per frame, staged on eight threads.
+ * |[
+ * GST_DEBUG=pinnedupload:2 gst-launch-1.0 -v videotestsrc num-buffers=100 ! identity drop-allocation=true ! pinnedupload ! fakesink
+ * ]| identity keeps videotestsrc from the offered pool: pinnedupload says so
+ * once, naming it, and `-v` prints the element's stats at the end of the
+ * stream (pageable-buffers=100).
+ *
+ * Input that is not in gst-pinned page-locked memory is said once per caps
+ * in a warning of the `pinnedupload` debug category that names the element
+ * upstream (seen through ghost pads, queues and capsfilters), and counted
+ * in #GstPinnedBaseTransform:stats (`pageable-buffers`).
  *
  * Since: 0.1
  */
@@ -123,21 +134,19 @@ struct _GstPinnedUpload
   GstPinnedPageable *pageable;
   /* The kind of page-locked memory offered and staged into */
   GstPinnedHostFlags host_flags;
+  /* Said once per caps: upstream does not write into the offered pool */
+  gboolean told_pageable;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL) ";"
-        GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL)));
+    GST_STATIC_CAPS (GST_PINNED_VIDEO_CAPS ";" GST_PINNED_DEVICE_VIDEO_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, GST_VIDEO_FORMATS_ALL)
-        CUDA_SRC_CAPS));
+    GST_STATIC_CAPS (GST_PINNED_DEVICE_VIDEO_CAPS CUDA_SRC_CAPS));
 
 #define gst_pinned_upload_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstPinnedUpload, gst_pinned_upload,
@@ -248,6 +257,31 @@ gst_pinned_upload_transform_caps (GstBaseTransform * trans,
   return ret;
 }
 
+/* Upstream gets the formats in our order, not in its own: GstBaseTransform
+ * keeps the order of the querier's filter, and a source that can make
+ * anything (videotestsrc lists 16-bit formats first) would then pick the
+ * first of its list that we take instead of a common 8-bit one. */
+static gboolean
+query_caps_in_our_order (GstBaseTransform * trans, GstQuery * query)
+{
+  GstQuery *unfiltered = gst_query_new_caps (NULL);
+  GstCaps *filter = NULL, *caps = NULL, *ret;
+  gboolean ok;
+
+  gst_query_parse_caps (query, &filter);
+  ok = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, GST_PAD_SINK,
+      unfiltered);
+  if (ok) {
+    gst_query_parse_caps_result (unfiltered, &caps);
+    ret = gst_caps_intersect_full (caps, filter, GST_CAPS_INTERSECT_FIRST);
+    gst_query_set_caps_result (query, ret);
+    gst_caps_unref (ret);
+  }
+  gst_query_unref (unfiltered);
+
+  return ok;
+}
+
 static gboolean
 gst_pinned_upload_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
@@ -330,6 +364,12 @@ gst_pinned_upload_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
   GstCaps *caps = NULL;
+
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    gst_query_parse_caps (query, &caps);
+    if (caps)
+      return query_caps_in_our_order (trans, query);
+  }
 
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) ==
       GST_QUERY_ALLOCATION && !gst_pad_has_current_caps (trans->sinkpad)) {
@@ -566,6 +606,116 @@ keep_cuda_view (GstPinnedUpload * self, GstBuffer * outbuf, GstBuffer * view,
   return ok;
 }
 #endif
+/* Host memory that is not gst-pinned memory: upstream did not write into
+ * the offered pool. */
+static gboolean
+is_pageable_input (GstBuffer * inbuf)
+{
+  guint i, n = gst_buffer_n_memory (inbuf);
+
+  for (i = 0; i < n; i++) {
+    if (!gst_is_pinned_memory (gst_buffer_peek_memory (inbuf, i)))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Elements that hand on the ALLOCATION query and the buffers as they are:
+ * the element that wrote the frames is further up. */
+static gboolean
+passes_buffers_on (GstElement * element)
+{
+  GstElementFactory *factory = gst_element_get_factory (element);
+  const gchar *name = factory ? GST_OBJECT_NAME (factory) : "";
+
+  return g_str_equal (name, "queue") || g_str_equal (name, "queue2") ||
+      g_str_equal (name, "capsfilter");
+}
+
+/* The element that sends the frames: the peer of the sink pad, seen
+ * through ghost pads, queues and capsfilters (whose names go to @via). */
+static gchar *
+upstream_name (GstPinnedUpload * self)
+{
+  GstPad *pad = gst_pad_get_peer (GST_BASE_TRANSFORM_SINK_PAD (self));
+  GString *via = g_string_new (NULL);
+  gchar *name = NULL;
+  guint hops;
+
+  for (hops = 0; pad != NULL && name == NULL && hops < 32; hops++) {
+    GstElement *parent;
+    GstPad *next = NULL;
+
+    if (GST_IS_GHOST_PAD (pad)) {
+      /* A bin's source pad: the pad of the element inside. */
+      next = gst_ghost_pad_get_target (GST_GHOST_PAD (pad));
+    } else if (GST_IS_PROXY_PAD (pad)) {
+      /* Inside a bin: the bin's sink pad, and its peer outside. */
+      GstProxyPad *ghost = gst_proxy_pad_get_internal (GST_PROXY_PAD (pad));
+
+      if (ghost) {
+        next = gst_pad_get_peer (GST_PAD (ghost));
+        gst_object_unref (ghost);
+      }
+    } else if ((parent = gst_pad_get_parent_element (pad)) == NULL) {
+      name = g_strdup_printf ("the pad %s:%s", GST_DEBUG_PAD_NAME (pad));
+    } else if (passes_buffers_on (parent)) {
+      GstPad *sink = gst_element_get_static_pad (parent, "sink");
+
+      g_string_append_printf (via, "%s%s", via->len ? ", " : "",
+          GST_OBJECT_NAME (parent));
+      if (sink) {
+        next = gst_pad_get_peer (sink);
+        gst_object_unref (sink);
+      }
+      gst_object_unref (parent);
+    } else {
+      name = g_strdup_printf ("%s (%s)", GST_OBJECT_NAME (parent),
+          G_OBJECT_TYPE_NAME (parent));
+      gst_object_unref (parent);
+    }
+    gst_object_unref (pad);
+    pad = next;
+  }
+  gst_clear_object (&pad);
+
+  if (name == NULL)
+    name = g_strdup ("upstream");
+  if (via->len)
+    g_string_prepend (via, " through ");
+  g_string_prepend (via, name);
+  g_free (name);
+
+  return g_string_free (via, FALSE);
+}
+
+/* The difference between the link's rate and the staging rate, which the
+ * user can fix by moving the element: said once per caps, counted in the
+ * stats (pageable-buffers). */
+static void
+tell_pageable (GstPinnedUpload * self)
+{
+  gchar *upstream = upstream_name (self);
+
+  GST_WARNING_OBJECT (self, "%s does not write its frames into the "
+      "page-locked pool this element offers: they are copied from pageable "
+      "memory, slower than from the pool (pageable-mode says how). Put "
+      "pinnedupload directly after the element that makes the frames, with "
+      "nothing between them that allocates buffers of its own; the stats "
+      "property counts such frames (pageable-buffers)", upstream);
+  g_free (upstream);
+}
+
+static gboolean
+gst_pinned_upload_set_info (GstPinnedBaseTransform * base, GstCaps * incaps,
+    const GstVideoInfo * in_info, GstCaps * outcaps,
+    const GstVideoInfo * out_info)
+{
+  GST_PINNED_UPLOAD (base)->told_pageable = FALSE;
+
+  return TRUE;
+}
+
 /* Made with the first frame, in the streaming thread. */
 static GstPinnedPageable *
 ensure_pageable (GstPinnedUpload * self)
@@ -613,9 +763,13 @@ gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (dst == outbuf)
     set_layout (outbuf, inbuf, info);
 
+  if (!GST_PINNED_UPLOAD (trans)->told_pageable && is_pageable_input (inbuf)) {
+    GST_PINNED_UPLOAD (trans)->told_pageable = TRUE;
+    tell_pageable (GST_PINNED_UPLOAD (trans));
+  }
+
   span = gst_pinned_base_transform_begin_span (base, "H2D copy");
-  ok = gst_pinned_transfer_video_frame_full
-      (gst_pinned_base_transform_get_stream (base), info, inbuf, dst,
+  ok = gst_pinned_base_transform_transfer (base, inbuf, dst,
       ensure_pageable (GST_PINNED_UPLOAD (trans)), &error);
   gst_pinned_timeline_end (span);
 
@@ -629,7 +783,11 @@ gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 #endif
 
   if (!ok) {
-    GST_PINNED_ELEMENT_ERROR (trans, error, "Could not upload a frame");
+    gchar *text = gst_pinned_base_transform_error_text (base, error,
+        "Could not upload a frame");
+
+    GST_PINNED_ELEMENT_ERROR (trans, error, text);
+    g_free (text);
     g_clear_error (&error);
     return GST_FLOW_ERROR;
   }
@@ -855,13 +1013,15 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
    * gst_pinned_pageable_get_stats()): memories registered, staged, copied
    * directly, the staging threads; %NULL before the first frame.
    *
+   * Deprecated: the same fields are in #GstPinnedBaseTransform:stats, of
+   * every element.
+   *
    * Since: 0.1
    */
   properties[PROP_PAGEABLE_STATS] =
       g_param_spec_boxed ("pageable-stats", "Pageable stats",
-      "How pageable input was copied: memories registered, staged, direct; "
-      "registered bytes; staging threads", GST_TYPE_STRUCTURE,
-      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+      "Deprecated: the same fields are in stats", GST_TYPE_STRUCTURE,
+      G_PARAM_READABLE | G_PARAM_DEPRECATED | G_PARAM_STATIC_STRINGS);
 
   /**
    * GstPinnedUpload:write-combined:
@@ -930,6 +1090,8 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
       "asynchronously", "gst-pinned developers");
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_pinned_upload_stop);
+  GST_PINNED_BASE_TRANSFORM_CLASS (klass)->set_info =
+      GST_DEBUG_FUNCPTR (gst_pinned_upload_set_info);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_pinned_upload_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_pinned_upload_query);
   trans_class->transform_caps =

@@ -22,14 +22,21 @@
  * nvcodec elements through `gst.cuda.context` (see
  * gst_pinned_cuda_ensure_element_context()): the base class answers and
  * asks for both context types.
+ *
+ * It also keeps the element's statistics, the read-only `stats` property:
+ * counters the streaming thread adds to with atomics (no lock per buffer),
+ * the host waits of that thread, and the GPU time of every Nth frame's
+ * copy or kernel, from a pair of timing events the element records on its
+ * stream (never waited for: they are read N frames later, or when the
+ * statistics are read).
  */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstpinnedstream-private.h"
-#include "gst/pinned/gstpinnedbasetransform.h"
+#include "gstpinnedbasetransform-private.h"
+#include "gstpinnedfence-private.h"
 #include "gst/pinned/gstpinnedbufferpool.h"
 #ifdef HAVE_CUDA_INTEROP
 #include "gst/pinned/gstpinnedcudacontext.h"
@@ -42,6 +49,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_base_transform_debug);
 #define DEFAULT_DEVICE_ID GST_PINNED_DEVICE_ID_ANY
 #define DEFAULT_SHARED_STREAM FALSE
 #define DEFAULT_POOL_SIZE 4
+/* Every how many frames the GPU work is timed */
+#define DEFAULT_TIMING_INTERVAL 16
 
 enum
 {
@@ -49,10 +58,44 @@ enum
   PROP_DEVICE_ID,
   PROP_SHARED_STREAM,
   PROP_POOL_SIZE,
+  PROP_STATS,
   PROP_LAST
 };
 
 static GParamSpec *properties[PROP_LAST];
+
+/* Counted by the streaming thread with relaxed atomics, read by anyone: a
+ * reader sees each counter whole, if not all of them at one instant. */
+typedef struct
+{
+  guint64 buffers;
+  guint64 copies;
+  guint64 bytes;
+  guint64 pageable_buffers;
+  guint64 paths[GST_PINNED_PATH_LAST];
+  guint64 host_waits;
+  guint64 host_wait_ns;
+  guint64 gpu_samples;
+  guint64 gpu_ns;
+} Stats;
+
+#define STAT_ADD(field, n) __atomic_fetch_add (&(field), (n), __ATOMIC_RELAXED)
+#define STAT_GET(field) __atomic_load_n (&(field), __ATOMIC_RELAXED)
+
+/* The GPU time of one frame's work in N: a pair of timing events, recorded
+ * around the work, read when the next frame is due to be timed (or the
+ * statistics are read), never waited for. */
+typedef struct
+{
+  GMutex lock;                  /* for @pending and @failed: timed frames
+                                 * and readers only */
+  cudaEvent_t start;
+  cudaEvent_t end;
+  gboolean pending;             /* recorded, not read yet */
+  gboolean failed;
+  guint since;                  /* frames since the last timed one: the
+                                 * streaming thread's */
+} Timer;
 
 typedef struct
 {
@@ -63,6 +106,12 @@ typedef struct
   GstPinnedStream *stream;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
+
+  Stats stats;
+  Timer timer;
+  /* The last one given to gst_pinned_base_transform_transfer(), for its
+   * gauges in the statistics; under the object lock. */
+  GstPinnedPageable *pageable;
 } GstPinnedBaseTransformPrivate;
 
 #define gst_pinned_base_transform_parent_class parent_class
@@ -105,6 +154,8 @@ gst_pinned_base_transform_set_property (GObject * object, guint prop_id,
   }
 }
 
+static GstStructure *get_stats (GstPinnedBaseTransform * self);
+
 static void
 gst_pinned_base_transform_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
@@ -112,6 +163,10 @@ gst_pinned_base_transform_get_property (GObject * object, guint prop_id,
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (object);
 
   switch (prop_id) {
+    case PROP_STATS:
+      g_value_take_boxed (value, get_stats (GST_PINNED_BASE_TRANSFORM
+              (object)));
+      break;
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (object);
       g_value_set_int (value, priv->device_id);
@@ -208,6 +263,321 @@ device_error_text (gint device_id)
       device_id);
 }
 
+/* How often frames are timed: every DEFAULT_TIMING_INTERVAL frames, or as
+ * GST_PINNED_GPU_TIMING says (0: never, 1: every frame). */
+static guint
+timing_interval (void)
+{
+  static gsize once = 0;
+  static guint interval;
+
+  if (g_once_init_enter (&once)) {
+    const gchar *env = g_getenv ("GST_PINNED_GPU_TIMING");
+
+    interval = env && *env ? (guint) g_ascii_strtoull (env, NULL, 10) :
+        DEFAULT_TIMING_INTERVAL;
+    g_once_init_leave (&once, 1);
+  }
+  return interval;
+}
+
+/* Timing events (unlike fences, whose events have no timing, which makes
+ * waiting on them cheaper), made once with the stream. Without them the
+ * element just times nothing. */
+static void
+timer_open (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  Timer *timer = &priv->timer;
+
+  if (timing_interval () == 0 || timer->start != NULL ||
+      !gst_pinned_context_push (priv->context, NULL))
+    return;
+  if (!gst_pinned_cuda_result (cudaEventCreateWithFlags (&timer->start,
+              cudaEventDefault), NULL) ||
+      !gst_pinned_cuda_result (cudaEventCreateWithFlags (&timer->end,
+              cudaEventDefault), NULL)) {
+    if (timer->start)
+      gst_pinned_cuda_result (cudaEventDestroy (timer->start), NULL);
+    timer->start = timer->end = NULL;
+  }
+  gst_pinned_context_pop (priv->context);
+  /* The first frame is timed. */
+  timer->since = timing_interval () - 1;
+}
+
+static void
+timer_close (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  Timer *timer = &priv->timer;
+
+  if (timer->start == NULL)
+    return;
+  if (gst_pinned_context_push (priv->context, NULL)) {
+    gst_pinned_cuda_result (cudaEventDestroy (timer->start), NULL);
+    gst_pinned_cuda_result (cudaEventDestroy (timer->end), NULL);
+    gst_pinned_context_pop (priv->context);
+  }
+  g_mutex_lock (&timer->lock);
+  timer->start = timer->end = NULL;
+  timer->pending = FALSE;
+  g_mutex_unlock (&timer->lock);
+}
+
+/* Adds the pending frame's GPU time if its work is done; never waits. */
+static void
+timer_read_locked (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  Timer *timer = &priv->timer;
+  cudaError_t result;
+  gfloat ms = 0;
+
+  if (!timer->pending || !gst_pinned_context_push (priv->context, NULL))
+    return;
+  result = cudaEventQuery (timer->end);
+  if (result == cudaSuccess)
+    result = cudaEventElapsedTime (&ms, timer->start, timer->end);
+  gst_pinned_context_pop (priv->context);
+
+  if (result == cudaErrorNotReady)
+    return;
+  timer->pending = FALSE;
+  if (!_gst_pinned_cuda_result (result, "cudaEventElapsedTime",
+          GST_CAT_DEFAULT, __FILE__, GST_FUNCTION, __LINE__, NULL)) {
+    /* A device error: the element reports it; time no more. */
+    timer->failed = TRUE;
+    return;
+  }
+  STAT_ADD (priv->stats.gpu_ns, (guint64) (ms * 1e6 + 0.5));
+  STAT_ADD (priv->stats.gpu_samples, 1);
+}
+
+gboolean
+gst_pinned_base_transform_timer_begin (GstPinnedBaseTransform * self,
+    cudaEvent_t * start, cudaEvent_t * end)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  Timer *timer = &priv->timer;
+  gboolean ok;
+
+  if (timer->start == NULL || ++timer->since < timing_interval ())
+    return FALSE;
+
+  timer->since = 0;
+  g_mutex_lock (&timer->lock);
+  timer_read_locked (self);
+  /* Still running N frames later (a long queue): skip this one. */
+  ok = !timer->pending && !timer->failed;
+  g_mutex_unlock (&timer->lock);
+  if (!ok)
+    return FALSE;
+
+  *start = timer->start;
+  *end = timer->end;
+  return TRUE;
+}
+
+void
+gst_pinned_base_transform_timer_end (GstPinnedBaseTransform * self,
+    gboolean recorded)
+{
+  Timer *timer = &GET_PRIV (self)->timer;
+
+  if (!recorded)
+    return;
+  g_mutex_lock (&timer->lock);
+  timer->pending = TRUE;
+  g_mutex_unlock (&timer->lock);
+}
+
+static void
+stats_reset (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  guint i;
+
+  __atomic_store_n (&priv->stats.buffers, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&priv->stats.copies, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&priv->stats.bytes, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&priv->stats.pageable_buffers, 0, __ATOMIC_RELAXED);
+  for (i = 0; i < GST_PINNED_PATH_LAST; i++)
+    __atomic_store_n (&priv->stats.paths[i], 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&priv->stats.host_waits, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&priv->stats.host_wait_ns, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&priv->stats.gpu_samples, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&priv->stats.gpu_ns, 0, __ATOMIC_RELAXED);
+  g_mutex_lock (&priv->timer.lock);
+  priv->timer.failed = FALSE;
+  g_mutex_unlock (&priv->timer.lock);
+}
+
+static void
+set_pageable (GstPinnedBaseTransform * self, GstPinnedPageable * pageable)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  gst_object_replace ((GstObject **) & priv->pageable, (GstObject *) pageable);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static GstStructure *
+get_stats (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  GstPinnedPageable *pageable = NULL;
+  GstStructure *s;
+  guint64 samples, gpu_ns;
+
+  g_mutex_lock (&priv->timer.lock);
+  timer_read_locked (self);
+  g_mutex_unlock (&priv->timer.lock);
+
+  samples = STAT_GET (priv->stats.gpu_samples);
+  gpu_ns = STAT_GET (priv->stats.gpu_ns);
+  s = gst_structure_new ("application/x-pinned-stats",
+      "buffers", G_TYPE_UINT64, STAT_GET (priv->stats.buffers),
+      "copies", G_TYPE_UINT64, STAT_GET (priv->stats.copies),
+      "bytes", G_TYPE_UINT64, STAT_GET (priv->stats.bytes),
+      "gpu-samples", G_TYPE_UINT64, samples,
+      "gpu-time-sampled", G_TYPE_UINT64, gpu_ns,
+      "gpu-time-per-frame", G_TYPE_UINT64, samples ? gpu_ns / samples : 0,
+      "host-waits", G_TYPE_UINT64, STAT_GET (priv->stats.host_waits),
+      "host-wait-time", G_TYPE_UINT64, STAT_GET (priv->stats.host_wait_ns),
+      "pageable-buffers", G_TYPE_UINT64,
+      STAT_GET (priv->stats.pageable_buffers),
+      "locked", G_TYPE_UINT64,
+      STAT_GET (priv->stats.paths[GST_PINNED_PATH_LOCKED]),
+      "registered", G_TYPE_UINT64,
+      STAT_GET (priv->stats.paths[GST_PINNED_PATH_REGISTERED]),
+      "staged", G_TYPE_UINT64,
+      STAT_GET (priv->stats.paths[GST_PINNED_PATH_STAGED]),
+      "direct", G_TYPE_UINT64,
+      STAT_GET (priv->stats.paths[GST_PINNED_PATH_DIRECT]), NULL);
+
+  GST_OBJECT_LOCK (self);
+  if (priv->pageable)
+    pageable = gst_object_ref (priv->pageable);
+  GST_OBJECT_UNLOCK (self);
+  if (pageable) {
+    gst_structure_set (s,
+        "registered-bytes", G_TYPE_UINT64,
+        gst_pinned_pageable_get_registered_bytes (pageable),
+        "copy-threads", G_TYPE_UINT, gst_pinned_pageable_get_threads (pageable),
+        "running-threads", G_TYPE_UINT,
+        gst_pinned_pageable_get_running_threads (pageable),
+        "held", G_TYPE_UINT, gst_pinned_pageable_get_n_held (pageable), NULL);
+    gst_object_unref (pageable);
+  }
+
+  return s;
+}
+
+static gboolean
+transfer (GstPinnedBaseTransform * self, GstBuffer * src, GstBuffer * dst,
+    GstPinnedPageable * pageable, gboolean timed, GError ** error)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  GstPinnedTransferReport report = { NULL, };
+  guint64 pageable_memories = 0;
+  gboolean ok;
+  guint i;
+
+  if (priv->stream == NULL) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "the element has no device yet");
+    return FALSE;
+  }
+  if (pageable != priv->pageable)
+    set_pageable (self, pageable);
+
+  timed = timed && gst_pinned_base_transform_timer_begin (self, &report.start,
+      &report.end);
+  ok = gst_pinned_transfer_video_frame_report (priv->stream, &priv->in_info,
+      src, dst, pageable, &report, error);
+  gst_pinned_base_transform_timer_end (self, timed && ok);
+  if (!ok)
+    return FALSE;
+
+  STAT_ADD (priv->stats.copies, 1);
+  STAT_ADD (priv->stats.bytes, report.bytes);
+  for (i = 0; i < GST_PINNED_PATH_LAST; i++) {
+    if (report.paths[i] > 0) {
+      STAT_ADD (priv->stats.paths[i], report.paths[i]);
+      pageable_memories += report.paths[i];
+    }
+  }
+  if (pageable_memories > 0)
+    STAT_ADD (priv->stats.pageable_buffers, 1);
+
+  return TRUE;
+}
+
+/**
+ * gst_pinned_base_transform_transfer:
+ * @self: a #GstPinnedBaseTransform with an open device
+ * @src: the frame to copy, in the negotiated input format
+ * @dst: the buffer to copy it into
+ * @pageable: (nullable): how to copy host memory that is not gst-pinned
+ *   memory (see gst_pinned_transfer_video_frame_full())
+ * @error: (out) (optional): where to describe a failure
+ *
+ * gst_pinned_transfer_video_frame_full() on the element's stream with its
+ * input video info, counted in the element's `stats`: a copy, its bytes,
+ * host memory that was not gst-pinned memory (by the way it went), and
+ * for every Nth frame the copies' time on the GPU.
+ *
+ * Returns: %TRUE when the copies were enqueued
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_base_transform_transfer (GstPinnedBaseTransform * self,
+    GstBuffer * src, GstBuffer * dst, GstPinnedPageable * pageable,
+    GError ** error)
+{
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (src), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (dst), FALSE);
+
+  return transfer (self, src, dst, pageable, TRUE, error);
+}
+
+gboolean
+gst_pinned_base_transform_copy_frame (GstPinnedBaseTransform * self,
+    GstBuffer * src, GstBuffer * dst, GError ** error)
+{
+  return transfer (self, src, dst, NULL, FALSE, error);
+}
+
+/* Every buffer, and the host waits of the streaming thread while it made
+ * it (a pool whose buffers' copies still run, a map): the fences count
+ * them per thread. */
+static GstFlowReturn
+gst_pinned_base_transform_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
+  guint64 waits, ns, waits_after, ns_after;
+  GstFlowReturn ret;
+
+  gst_pinned_fence_get_thread_waits (&waits, &ns);
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+      outbuf);
+  gst_pinned_fence_get_thread_waits (&waits_after, &ns_after);
+
+  if (waits_after != waits) {
+    STAT_ADD (priv->stats.host_waits, waits_after - waits);
+    STAT_ADD (priv->stats.host_wait_ns, ns_after - ns);
+  }
+  if (ret == GST_FLOW_OK && *outbuf != NULL)
+    STAT_ADD (priv->stats.buffers, 1);
+
+  return ret;
+}
+
 /**
  * gst_pinned_base_transform_open_device:
  * @self: a #GstPinnedBaseTransform
@@ -257,6 +627,8 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
       gst_pinned_context_get_device_id (priv->context),
       gst_pinned_context_get_device_name (priv->context));
 
+  timer_open (self);
+
   return TRUE;
 }
 
@@ -271,6 +643,8 @@ gst_pinned_base_transform_start (GstBaseTransform * trans)
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
   GError *error = NULL;
   gint n_devices = 0;
+
+  stats_reset (self);
 
   if (get_device_id (self) != GST_PINNED_DEVICE_ID_ANY ||
       gst_pinned_find_element_context (GST_ELEMENT (self),
@@ -305,6 +679,13 @@ gst_pinned_base_transform_stop (GstBaseTransform * trans)
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
 
+  /* Counted so far: the statistics keep it until the next start. */
+  g_mutex_lock (&priv->timer.lock);
+  timer_read_locked (GST_PINNED_BASE_TRANSFORM (trans));
+  g_mutex_unlock (&priv->timer.lock);
+  timer_close (GST_PINNED_BASE_TRANSFORM (trans));
+  set_pageable (GST_PINNED_BASE_TRANSFORM (trans), NULL);
+
   /* Work still queued runs on: every memory it touches waits for its
    * fences before it is freed. */
   gst_clear_pinned_stream (&priv->stream);
@@ -335,6 +716,18 @@ gst_pinned_base_transform_query (GstBaseTransform * trans,
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
+}
+
+/* The statistics are notified at the end of the stream, so that
+ * `gst-launch-1.0 -v` prints them. */
+static gboolean
+gst_pinned_base_transform_sink_event (GstBaseTransform * trans,
+    GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    g_object_notify_by_pspec (G_OBJECT (trans), properties[PROP_STATS]);
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
 static gboolean
@@ -375,8 +768,11 @@ gst_pinned_base_transform_finalize (GObject * object)
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (object);
 
+  timer_close (GST_PINNED_BASE_TRANSFORM (object));
+  gst_clear_object (&priv->pageable);
   gst_clear_pinned_stream (&priv->stream);
   gst_clear_object (&priv->context);
+  g_mutex_clear (&priv->timer.lock);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -430,16 +826,66 @@ gst_pinned_base_transform_class_init (GstPinnedBaseTransformClass * klass)
    * pools allocate when activated. pinnedupload offers a page-locked pool of
    * this many buffers upstream and keeps twice as many device frames;
    * pinneddownload outputs from a page-locked pool of this many; a filter
-   * keeps twice as many output frames (in-place filters have no pool). When
-   * they are all in flight, the element waits for the oldest: backpressure.
+   * keeps twice as many output frames. A filter that works in place
+   * (pinnedbusy) has no pool for gst-pinned device memory; it has one for
+   * nvcodec's CUDA memory, which it works on in a copy. When they are all
+   * in flight, the element waits for the oldest: backpressure.
    *
    * Since: 0.1
    */
   properties[PROP_POOL_SIZE] =
       g_param_spec_uint ("pool-size", "Pool size",
-      "Frames in flight: buffers the element's pools allocate up front", 1,
-      64, DEFAULT_POOL_SIZE,
+      "Frames in flight: buffers the element's pools allocate up front "
+      "(an in-place filter has none for gst-pinned device memory)", 1, 64,
+      DEFAULT_POOL_SIZE,
       G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedBaseTransform:stats:
+   *
+   * What the element did since it last started (it keeps the values after
+   * it stops), as a #GstStructure named `application/x-pinned-stats`:
+   *
+   * * `buffers` (#guint64): buffers the element pushed (or passed through)
+   * * `copies` (#guint64): frames it copied between host and device (a
+   *   filter: a copy of nvcodec's CUDA memory before an in-place kernel)
+   * * `bytes` (#guint64): the bytes those copies moved
+   * * `gpu-samples` (#guint64): frames whose GPU work (the copies, or a
+   *   filter's kernel) was timed: the first, then every 16th (the
+   *   environment variable `GST_PINNED_GPU_TIMING` sets N; 0 times none)
+   * * `gpu-time-sampled` (#guint64): their GPU time in all, in ns, from
+   *   timing events around the work, after the stream's waits for earlier
+   *   work
+   * * `gpu-time-per-frame` (#guint64): the mean, in ns (0 before the first
+   *   sample is read)
+   * * `host-waits` (#guint64), `host-wait-time` (#guint64, ns): how often,
+   *   and how long in all, the element's streaming thread waited on the
+   *   host for GPU work (a pool whose oldest buffer's copy still ran, a copy
+   *   into memory without fences)
+   * * `pageable-buffers` (#guint64): frames with host memory that was not
+   *   gst-pinned page-locked memory (pinnedupload: upstream did not write
+   *   into the offered pool), and their memories by the way they went:
+   *   `locked` (page-locked by another owner), `registered` (page-locked
+   *   here), `staged` (through page-locked staging), `direct` (through
+   *   CUDA's own staging), each #guint64
+   * * while pinnedupload or pinneddownload has copied such memory, until it
+   *   stops: `registered-bytes` (#guint64), `copy-threads` (#guint),
+   *   `running-threads` (#guint), `held` (#guint), as in
+   *   gst_pinned_pageable_get_stats()
+   *
+   * Counters are added to with atomic operations; no lock is taken per
+   * buffer. The property is notified at the end of the stream:
+   * `gst-launch-1.0 -v` prints it then.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_STATS] =
+      g_param_spec_boxed ("stats", "Statistics",
+      "What the element did since it started: buffers, copies, bytes, GPU "
+      "time per frame, host waits, pageable input (see the documentation)",
+      /* not GST_TYPE_STRUCTURE, which gst_init() sets: the introspection
+       * scanner makes this class without it */
+      gst_structure_get_type (), G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, PROP_LAST, properties);
 
   element_class->set_context =
@@ -451,6 +897,10 @@ gst_pinned_base_transform_class_init (GstPinnedBaseTransformClass * klass)
   trans_class->query = GST_DEBUG_FUNCPTR (gst_pinned_base_transform_query);
   trans_class->set_caps =
       GST_DEBUG_FUNCPTR (gst_pinned_base_transform_set_caps);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_pinned_base_transform_generate_output);
+  trans_class->sink_event =
+      GST_DEBUG_FUNCPTR (gst_pinned_base_transform_sink_event);
 }
 
 static void
@@ -460,6 +910,7 @@ gst_pinned_base_transform_init (GstPinnedBaseTransform * self)
 
   priv->device_id = DEFAULT_DEVICE_ID;
   priv->pool_size = DEFAULT_POOL_SIZE;
+  g_mutex_init (&priv->timer.lock);
   gst_video_info_init (&priv->in_info);
   gst_video_info_init (&priv->out_info);
 }
@@ -629,6 +1080,91 @@ gst_pinned_base_transform_begin_span (GstPinnedBaseTransform * self,
     return NULL;
 
   return gst_pinned_timeline_begin (priv->stream, GST_OBJECT_NAME (self), what);
+}
+
+/* Errors after which CUDA cannot use the device in this process any more:
+ * the CUDA documentation says of each that "the process must be
+ * terminated and relaunched". Every later call reports them. */
+static gboolean
+is_sticky_error (cudaError_t result)
+{
+  switch (result) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorMpsClientTerminated:
+    case cudaErrorExternalDevice:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+/* The error earlier GPU work left on the device, cudaSuccess if none: the
+ * element's stream reports it (it is asked only after a failure). */
+static cudaError_t
+device_error (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  cudaError_t result;
+
+  if (priv->stream == NULL || !gst_pinned_context_push (priv->context, NULL))
+    return cudaSuccess;
+  result = cudaStreamQuery (gst_pinned_stream_get_cuda_stream (priv->stream));
+  _gst_pinned_cuda_result (result, "cudaStreamQuery", GST_CAT_DEFAULT,
+      __FILE__, GST_FUNCTION, __LINE__, NULL);
+  gst_pinned_context_pop (priv->context);
+
+  return is_sticky_error (result) ? result : cudaSuccess;
+}
+
+/**
+ * gst_pinned_base_transform_error_text:
+ * @self: a #GstPinnedBaseTransform
+ * @error: (nullable): why a frame failed
+ * @what: the element's message for the failure ("Could not upload a
+ *   frame")
+ *
+ * Words the element message for a frame that failed, so that the user
+ * learns what to do: where the device reports an error left by earlier GPU
+ * work (a kernel that faulted, of this element or another, makes every
+ * later CUDA call fail), it says so and that the application must
+ * restart; a buffer that does not fit its caps (%GST_STREAM_ERROR_FORMAT)
+ * is described after @what; anything else is @what. The CUDA detail stays
+ * in @error, for the debug string.
+ *
+ * Returns: (transfer full): the message
+ *
+ * Since: 0.1
+ */
+gchar *
+gst_pinned_base_transform_error_text (GstPinnedBaseTransform * self,
+    const GError * error, const gchar * what)
+{
+  cudaError_t result;
+
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
+  g_return_val_if_fail (what != NULL, NULL);
+
+  result = device_error (self);
+  if (result != cudaSuccess)
+    return g_strdup_printf ("%s: the GPU reported an error in earlier work "
+        "(%s: %s). CUDA cannot use the device in this process any more: "
+        "restart the application", what, cudaGetErrorName (result),
+        cudaGetErrorString (result));
+
+  if (error && g_error_matches (error, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_FORMAT))
+    return g_strdup_printf ("%s: %s", what, error->message);
+
+  return g_strdup (what);
 }
 
 /**

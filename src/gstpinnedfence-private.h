@@ -29,4 +29,10 @@ gboolean             gst_pinned_fence_query         (GstPinnedFence * fence,
                                                      gboolean * signaled,
                                                      GError ** error);
 
+/* How often the calling thread waited on the host for a fence so far, and
+ * for how long in all (ns). */
+G_GNUC_INTERNAL
+void                 gst_pinned_fence_get_thread_waits (guint64 * waits,
+                                                        guint64 * ns);
+
 G_END_DECLS

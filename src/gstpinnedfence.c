@@ -66,6 +66,11 @@ struct _GstPinnedFence
 
 GST_DEFINE_MINI_OBJECT_TYPE (GstPinnedFence, gst_pinned_fence);
 
+/* The host waits of each thread, counted where they all happen, for the
+ * elements' statistics: one thread's own, so no lock or atomics. */
+static _Thread_local guint64 thread_waits;
+static _Thread_local guint64 thread_wait_ns;
+
 static FencePool *
 fence_pool_ref (FencePool * pool)
 {
@@ -357,6 +362,10 @@ gst_pinned_fence_is_signaled (GstPinnedFence * fence)
 gboolean
 gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
 {
+  GstClockTime start;
+  cudaError_t result;
+  gboolean ok;
+
   g_return_val_if_fail (fence != NULL, FALSE);
 
   ensure_debug_category ();
@@ -365,22 +374,32 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
     return TRUE;
 
   GST_TRACE ("host wait on event %p", fence->event);
+  start = gst_util_get_timestamp ();
   if (wait_mode () == WAIT_POLL) {
     gulong sleep_us = POLL_FIRST_US;
-    cudaError_t result;
 
     while ((result = cudaEventQuery (fence->event)) == cudaErrorNotReady) {
       g_usleep (sleep_us);
       sleep_us = MIN (sleep_us * 2, POLL_MAX_US);
     }
-    if (!_gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
-            __FILE__, GST_FUNCTION, __LINE__, error))
-      return FALSE;
-  } else if (!gst_pinned_cuda_result (cudaEventSynchronize (fence->event),
-          error))
+    ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
+        __FILE__, GST_FUNCTION, __LINE__, error);
+  } else {
+    ok = gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error);
+  }
+  thread_waits++;
+  thread_wait_ns += gst_util_get_timestamp () - start;
+  if (!ok)
     return FALSE;
   g_atomic_int_set (&fence->signaled, 1);
   return TRUE;
+}
+
+void
+gst_pinned_fence_get_thread_waits (guint64 * waits, guint64 * ns)
+{
+  *waits = thread_waits;
+  *ns = thread_wait_ns;
 }
 
 /**

@@ -47,7 +47,7 @@
 #include "config.h"
 #endif
 
-#include "gstpinned-private.h"
+#include "gstpinnedbasetransform-private.h"
 #include "gst/pinned/gstpinnedfilter.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 #include "gst/pinned/gstpinnedtransfer.h"
@@ -367,6 +367,16 @@ gst_pinned_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       query);
 }
 
+static void
+post_error (GstPinnedFilter * self, GError * error)
+{
+  gchar *text = gst_pinned_base_transform_error_text
+      (GST_PINNED_BASE_TRANSFORM (self), error, "GPU filter failed");
+
+  GST_PINNED_ELEMENT_ERROR (self, error, text);
+  g_free (text);
+}
+
 /* Orders the stream after the frames' earlier users, runs the subclass,
  * publishes its work with one fence. */
 static GstFlowReturn
@@ -382,7 +392,15 @@ run_filter (GstPinnedFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
   GstVideoFrame in_frame, out_frame;
   GstPinnedSpan *span;
   GError *error = NULL;
-  gboolean ok;
+  cudaEvent_t start = NULL, end = NULL;
+  gboolean ok, timed;
+
+  /* A frame mapped past its buffer's end would give the kernel pointers
+   * out of bounds. */
+  if (!gst_pinned_transfer_check_layout (inbuf, in_info, "input", &error) ||
+      (!in_place && !gst_pinned_transfer_check_layout (outbuf, out_info,
+              "output", &error)))
+    goto failed;
 
   if (!gst_pinned_context_push (context, &error))
     goto failed;
@@ -408,6 +426,10 @@ run_filter (GstPinnedFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
     goto not_mappable;
   }
 
+  /* Timed after the stream's waits for the frames' earlier users. */
+  timed = gst_pinned_base_transform_timer_begin (base, &start, &end) &&
+      gst_pinned_cuda_result (cudaEventRecord (start,
+          gst_pinned_stream_get_cuda_stream (stream)), NULL);
   span = gst_pinned_base_transform_begin_span (base, "kernel");
   if (in_place)
     ok = klass->filter_ip (self, &in_frame,
@@ -416,6 +438,9 @@ run_filter (GstPinnedFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
     ok = klass->filter (self, &in_frame, &out_frame,
         gst_pinned_stream_get_handle (stream), &error);
   gst_pinned_timeline_end (span);
+  timed = timed && ok && gst_pinned_cuda_result (cudaEventRecord (end,
+          gst_pinned_stream_get_cuda_stream (stream)), NULL);
+  gst_pinned_base_transform_timer_end (base, timed);
 
   if (!in_place)
     gst_video_frame_unmap (&out_frame);
@@ -442,7 +467,7 @@ run_filter (GstPinnedFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
   return GST_FLOW_OK;
 
 failed:
-  GST_PINNED_ELEMENT_ERROR (self, error, "GPU filter failed");
+  post_error (self, error);
   g_clear_error (&error);
   return GST_FLOW_ERROR;
 
@@ -500,13 +525,11 @@ gst_pinned_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   if (klass->filter) {
     ret = run_filter (self, src, outbuf);
-  } else if (gst_pinned_transfer_video_frame
-      (gst_pinned_base_transform_get_stream (base),
-          gst_pinned_base_transform_get_in_info (base), src, outbuf, &error)) {
+  } else if (gst_pinned_base_transform_copy_frame (base, src, outbuf, &error)) {
     /* An in-place filter on CUDA memory: on a copy in the output pool. */
     ret = run_filter (self, outbuf, NULL);
   } else {
-    GST_PINNED_ELEMENT_ERROR (self, error, "GPU filter failed");
+    post_error (self, error);
     g_clear_error (&error);
     ret = GST_FLOW_ERROR;
   }

@@ -32,8 +32,7 @@
 #include "config.h"
 #endif
 
-#include "gstpinnedpageable-private.h"
-#include "gst/pinned/gstpinnedtransfer.h"
+#include "gstpinnedtransfer-private.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 #include "gst/pinned/gstpinneddevicememory.h"
 
@@ -83,8 +82,139 @@ typedef struct
   GstPinnedPageable *pageable;
   GstPinnedPageableMode mode;
   GstPinnedStager *stager;      /* once staging is reserved */
+  GstPinnedTransferReport *report;      /* nullable */
+  guint64 bytes;
   Side in, out;
 } Transfer;
+
+/* Rows of a plane; the palette of paletted formats is one row. */
+static guint
+plane_rows (const GstVideoInfo * info, guint plane)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+  if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) && plane == 1)
+    return 1;
+
+  gst_video_format_info_component (finfo, plane, comp);
+  return GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, comp[0],
+      GST_VIDEO_INFO_FIELD_HEIGHT (info));
+}
+
+/* The bytes of a row of a plane that hold pixels: the widest of its
+ * components; the palette is 256 entries of 4 bytes. */
+static gsize
+plane_row_bytes (const GstVideoInfo * info, guint plane)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  gsize bytes = 0;
+  guint i;
+
+  if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) && plane == 1)
+    return 256 * 4;
+
+  gst_video_format_info_component (finfo, plane, comp);
+  for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
+    gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[i]);
+
+    /* Pixels packed in groups (v210): the default stride is one row. */
+    if (pstride <= 0)
+      return GST_VIDEO_INFO_PLANE_STRIDE (info, plane);
+    bytes = MAX (bytes, (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[i]) *
+        pstride);
+  }
+  return bytes;
+}
+
+/* Whether every plane, at @offset with @stride, lies within @size bytes. A
+ * buffer smaller than its caps, or a GstVideoMeta that places a plane
+ * past the end, would have the copy read or write out of bounds, or leave
+ * part of the destination as it was. */
+static gboolean
+layout_fits (const GstVideoInfo * info, const gint * offset,
+    const gint * stride, gboolean has_meta, gsize size, const gchar * what,
+    GError ** error)
+{
+  gboolean default_layout = TRUE;
+  guint p;
+
+  if (!has_meta && size < info->size) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "the %s buffer holds %" G_GSIZE_FORMAT " bytes, but a %dx%d %s "
+        "frame of its caps needs %" G_GSIZE_FORMAT ": the caps do not "
+        "describe the buffers", what, size, GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info), info->size);
+    return FALSE;
+  }
+
+  /* The layout of @info holds the frame in info->size bytes: per frame,
+   * only other layouts are checked plane by plane. */
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    default_layout = default_layout && offset[p] >= 0 &&
+        (gsize) offset[p] == info->offset[p] && stride[p] == info->stride[p];
+  }
+  if (default_layout && size >= info->size)
+    return TRUE;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize row = plane_row_bytes (info, p);
+    guint rows = plane_rows (info, p);
+    gsize end;
+
+    /* One row (a palette) has no stride to speak of. */
+    if (offset[p] < 0 || (rows > 1 && (stride[p] <= 0 ||
+                (gsize) stride[p] < row))) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "plane %u of the %s buffer has offset %d and stride %d, but a row "
+          "of a %dx%d %s frame holds %" G_GSIZE_FORMAT " bytes: its "
+          "GstVideoMeta does not fit its caps", p, what, offset[p], stride[p],
+          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+          GST_VIDEO_INFO_NAME (info), row);
+      return FALSE;
+    }
+    end = offset[p] + (gsize) stride[p] * (rows - 1) + row;
+    if (end > size) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "plane %u of the %s buffer ends at byte %" G_GSIZE_FORMAT
+          " (offset %d, stride %d, %u rows of a %dx%d %s frame), past its %"
+          G_GSIZE_FORMAT " bytes: %s", p, what, end, offset[p], stride[p],
+          rows, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+          GST_VIDEO_INFO_NAME (info), size, has_meta ?
+          "its GstVideoMeta does not fit the buffer" :
+          "the caps do not describe the buffers");
+      return FALSE;
+    }
+  }
+
+  return TRUE;
+}
+
+static void
+layout_of (GstBuffer * buffer, const GstVideoInfo * info, gint * offset,
+    gint * stride)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    offset[p] = meta ? meta->offset[p] : info->offset[p];
+    stride[p] = meta ? meta->stride[p] : info->stride[p];
+  }
+}
+
+gboolean
+gst_pinned_transfer_check_layout (GstBuffer * buffer,
+    const GstVideoInfo * info, const gchar * what, GError ** error)
+{
+  gint offset[GST_VIDEO_MAX_PLANES], stride[GST_VIDEO_MAX_PLANES];
+
+  layout_of (buffer, info, offset, stride);
+  return layout_fits (info, offset, stride,
+      gst_buffer_get_video_meta (buffer) != NULL,
+      gst_buffer_get_size (buffer), what, error);
+}
 
 static void
 side_unmap (Side * side)
@@ -101,21 +231,22 @@ side_map (Transfer * t, Side * side, GstBuffer * buffer, GstMapFlags access,
     GError ** error)
 {
   const GstVideoInfo *info = t->info;
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
   GstPinnedHostRegistry *registry = NULL;
   GstPinnedRegisterPolicy policy = GST_PINNED_REGISTER_NEVER;
   gsize start = 0;
-  guint i, n, p;
+  guint i, n;
 
   side->buffer = buffer;
   side->n_mem = 0;
   side->unfenced = FALSE;
   side->foreign = FALSE;
 
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    side->offset[p] = meta ? meta->offset[p] : info->offset[p];
-    side->stride[p] = meta ? meta->stride[p] : info->stride[p];
-  }
+  layout_of (buffer, info, side->offset, side->stride);
+  if (!layout_fits (info, side->offset, side->stride,
+          gst_buffer_get_video_meta (buffer) != NULL,
+          gst_buffer_get_size (buffer), access & GST_MAP_WRITE ? "output" :
+          "input", error))
+    return FALSE;
 
   n = gst_buffer_n_memory (buffer);
   if (n > MAX_MEMORIES) {
@@ -197,11 +328,12 @@ count (Transfer * t, Side * side, guint i)
   };
   GstPinnedPageablePath path = paths[side->kind[i]];
 
-  if (t->pageable == NULL)
-    return;
   if (path == GST_PINNED_PATH_STAGED && !stages (t))
     path = GST_PINNED_PATH_DIRECT;
-  gst_pinned_pageable_count (t->pageable, path);
+  if (t->report)
+    t->report->paths[path]++;
+  if (t->pageable)
+    gst_pinned_pageable_count (t->pageable, path);
 }
 
 static gsize
@@ -371,26 +503,12 @@ copy_whole (Transfer * t, GError ** error)
       if (!copy_piece (t, i, j, dst->map[j].data + (pos - dst->start[j]),
               src->map[i].data + (pos - src->start[i]), len, error))
         return FALSE;
+      t->bytes += len;
       pos += len;
     }
   }
 
   return TRUE;
-}
-
-/* Rows of a plane; the palette of paletted formats is one row. */
-static guint
-plane_rows (const GstVideoInfo * info, guint plane)
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-  gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-  if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) && plane == 1)
-    return 1;
-
-  gst_video_format_info_component (finfo, plane, comp);
-  return GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, comp[0],
-      GST_VIDEO_INFO_FIELD_HEIGHT (info));
 }
 
 /* A host memory that a pitched copy cannot use as it is: pageable, or
@@ -432,8 +550,8 @@ copy_2d_staged_out (Transfer * t, guint8 * d, gsize dpitch, const guint8 * s,
   return ok;
 }
 
-/* Different layouts: copy each plane's rows, as wide as the narrower
- * stride, which holds every pixel of both. */
+/* Different layouts: copy each plane's rows of pixels (both layouts were
+ * checked to hold them). */
 static gboolean
 copy_planes (Transfer * t, GError ** error)
 {
@@ -456,16 +574,7 @@ copy_planes (Transfer * t, GError ** error)
     const guint8 *s;
     guint8 *d;
 
-    if (src->stride[p] <= 0 || dst->stride[p] <= 0) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "plane %u: negative strides are not supported", p);
-      return FALSE;
-    }
-
-    if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (info->finfo) && p == 1)
-      width = 256 * 4;
-    else
-      width = MIN (src->stride[p], dst->stride[p]);
+    width = plane_row_bytes (info, p);
 
     src_extent = (gsize) src->stride[p] * (rows - 1) + width;
     dst_extent = (gsize) dst->stride[p] * (rows - 1) + width;
@@ -495,6 +604,7 @@ copy_planes (Transfer * t, GError ** error)
       if (!copy_2d_staged_out (t, d, dst->stride[p], s, src->stride[p],
               width, rows, error))
         return FALSE;
+      t->bytes += width * (guint64) rows;
       continue;
     }
 
@@ -506,6 +616,7 @@ copy_planes (Transfer * t, GError ** error)
                 t->handle), error)) {
       return FALSE;
     }
+    t->bytes += width * (guint64) rows;
   }
 
   return TRUE;
@@ -523,39 +634,10 @@ count_side (Transfer * t, Side * side)
   }
 }
 
-/**
- * gst_pinned_transfer_video_frame_full:
- * @stream: the stream to enqueue the copies on
- * @info: the video info of both buffers; each buffer's #GstVideoMeta, if
- *   it has one, gives its layout
- * @src: the frame to copy: gst-pinned host or device memory, or system
- *   memory
- * @dst: the buffer to copy into, likewise
- * @pageable: (nullable): how to copy pageable host memory, and what to
- *   remember of it between frames; %NULL copies it as
- *   %GST_PINNED_PAGEABLE_DIRECT does and waits for copies of page-locked
- *   memory without fences
- * @error: (out) (optional): where to describe a failure
- *
- * Enqueues the copy of a video frame from @src to @dst on @stream, after the
- * GPU work that last wrote @src and last accessed @dst, and records one
- * fence that becomes @dst's writer and joins @src's readers.
- *
- * The host does not wait for copies of gst-pinned memory. Host memory of
- * other allocators: a source that is page-locked but has no fences (another
- * allocator's, or registered through @pageable) is kept by @pageable until
- * its copy is done (without @pageable, the copy is waited for); a pageable
- * source is staged as @pageable says. A host destination that is not
- * gst-pinned memory holds the frame when this returns.
- *
- * Returns: %TRUE when the copies were enqueued
- *
- * Since: 0.1
- */
-gboolean
-gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
-    const GstVideoInfo * info, GstBuffer * src, GstBuffer * dst,
-    GstPinnedPageable * pageable, GError ** error)
+static gboolean
+transfer (GstPinnedStream * stream, const GstVideoInfo * info,
+    GstBuffer * src, GstBuffer * dst, GstPinnedPageable * pageable,
+    GstPinnedTransferReport * report, GError ** error)
 {
   GstPinnedContext *context;
   GstPinnedFence *fence = NULL;
@@ -563,16 +645,11 @@ gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
   Transfer t;
   gboolean ok, whole;
 
-  g_return_val_if_fail (stream != NULL, FALSE);
-  g_return_val_if_fail (info != NULL, FALSE);
-  g_return_val_if_fail (GST_IS_BUFFER (src), FALSE);
-  g_return_val_if_fail (GST_IS_BUFFER (dst), FALSE);
-  g_return_val_if_fail (pageable == NULL || GST_IS_PINNED_PAGEABLE (pageable),
-      FALSE);
-
   ensure_debug_category ();
 
   t.stager = NULL;
+  t.report = report;
+  t.bytes = 0;
   t.stream = stream;
   t.handle = gst_pinned_stream_get_cuda_stream (stream);
   t.info = info;
@@ -607,10 +684,20 @@ gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
     ok = reserve_staging (&t, !whole, error);
   }
 
+  /* Timed from here: the stream's waits for earlier users are not the
+   * copies' time. */
+  if (ok && report && report->start)
+    ok = gst_pinned_cuda_result (cudaEventRecord (report->start, t.handle),
+        error);
+
   if (ok && whole)
     ok = copy_whole (&t, error);
   else if (ok)
     ok = copy_planes (&t, error);
+
+  if (ok && report && report->end)
+    ok = gst_pinned_cuda_result (cudaEventRecord (report->end, t.handle),
+        error);
 
   if (ok)
     ok = (fence = gst_pinned_stream_record_fence (stream, error)) != NULL;
@@ -632,6 +719,8 @@ gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
       count_side (&t, &t.in);
     if (t.out.foreign)
       count_side (&t, &t.out);
+    if (report)
+      report->bytes = t.bytes;
   }
 
   side_unmap (&t.out);
@@ -639,6 +728,64 @@ gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
   gst_pinned_context_pop (context);
 
   return ok;
+}
+
+
+/**
+ * gst_pinned_transfer_video_frame_full:
+ * @stream: the stream to enqueue the copies on
+ * @info: the video info of both buffers; each buffer's #GstVideoMeta, if
+ *   it has one, gives its layout
+ * @src: the frame to copy: gst-pinned host or device memory, or system
+ *   memory
+ * @dst: the buffer to copy into, likewise
+ * @pageable: (nullable): how to copy pageable host memory, and what to
+ *   remember of it between frames; %NULL copies it as
+ *   %GST_PINNED_PAGEABLE_DIRECT does and waits for copies of page-locked
+ *   memory without fences
+ * @error: (out) (optional): where to describe a failure
+ *
+ * Enqueues the copy of a video frame from @src to @dst on @stream, after the
+ * GPU work that last wrote @src and last accessed @dst, and records one
+ * fence that becomes @dst's writer and joins @src's readers.
+ *
+ * The host does not wait for copies of gst-pinned memory. Host memory of
+ * other allocators: a source that is page-locked but has no fences (another
+ * allocator's, or registered through @pageable) is kept by @pageable until
+ * its copy is done (without @pageable, the copy is waited for); a pageable
+ * source is staged as @pageable says. A host destination that is not
+ * gst-pinned memory holds the frame when this returns.
+ *
+ * A buffer whose frame does not lie within it (smaller than @info says,
+ * or a #GstVideoMeta whose planes reach past its end) is refused with a
+ * %GST_STREAM_ERROR_FORMAT error before anything is copied.
+ *
+ * Returns: %TRUE when the copies were enqueued
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_transfer_video_frame_full (GstPinnedStream * stream,
+    const GstVideoInfo * info, GstBuffer * src, GstBuffer * dst,
+    GstPinnedPageable * pageable, GError ** error)
+{
+  g_return_val_if_fail (stream != NULL, FALSE);
+  g_return_val_if_fail (info != NULL, FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (src), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (dst), FALSE);
+  g_return_val_if_fail (pageable == NULL || GST_IS_PINNED_PAGEABLE (pageable),
+      FALSE);
+
+  return transfer (stream, info, src, dst, pageable, NULL, error);
+}
+
+gboolean
+gst_pinned_transfer_video_frame_report (GstPinnedStream * stream,
+    const GstVideoInfo * info, GstBuffer * src, GstBuffer * dst,
+    GstPinnedPageable * pageable, GstPinnedTransferReport * report,
+    GError ** error)
+{
+  return transfer (stream, info, src, dst, pageable, report, error);
 }
 
 /**

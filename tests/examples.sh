@@ -18,7 +18,7 @@ export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$build/src"
 cases=(
   "FAKECUDA_DEVICES=0|The NVIDIA driver found no CUDA device"
   "FAKECUDA_DRIVER=none|No NVIDIA driver was found"
-  "FAKECUDA_DEVICE_MEMORY=1000000|Could not allocate CUDA device memory"
+  "FAKECUDA_DEVICE_MEMORY=100000|Could not allocate CUDA device memory"
 )
 examples=(
   "pinned-appsink|$build/examples/pinned-appsink 10"

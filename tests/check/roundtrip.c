@@ -14,27 +14,29 @@
 
 #include "pinnedtest.h"
 
-static const GstVideoFormat formats[] = {
-  GST_VIDEO_FORMAT_I420,        /* planar 4:2:0 */
-  GST_VIDEO_FORMAT_YV12,
-  GST_VIDEO_FORMAT_Y444,        /* planar 4:4:4 */
-  GST_VIDEO_FORMAT_Y42B,        /* planar 4:2:2 */
-  GST_VIDEO_FORMAT_NV12,        /* semi-planar */
-  GST_VIDEO_FORMAT_NV21,
-  GST_VIDEO_FORMAT_NV16,
-  GST_VIDEO_FORMAT_RGBA,        /* packed */
-  GST_VIDEO_FORMAT_BGRx,
-  GST_VIDEO_FORMAT_RGB,
-  GST_VIDEO_FORMAT_YUY2,
-  GST_VIDEO_FORMAT_UYVY,
-  GST_VIDEO_FORMAT_GRAY8,
-  GST_VIDEO_FORMAT_RGB8P,       /* paletted */
-  GST_VIDEO_FORMAT_I420_10LE,   /* 10 bit */
-  GST_VIDEO_FORMAT_P010_10LE,
-  GST_VIDEO_FORMAT_v210,
-  GST_VIDEO_FORMAT_GRAY16_LE,
-  GST_VIDEO_FORMAT_RGBP,        /* planar RGB */
-};
+/* Every format the elements take, from the list their pad templates are
+ * made of (GST_PINNED_VIDEO_FORMATS): planar, semi-planar and packed YUV
+ * and RGB, gray, paletted, 8 to 16 bits per component. */
+static GArray *
+pinned_formats (void)
+{
+  GstCaps *caps = gst_caps_from_string (GST_PINNED_VIDEO_CAPS);
+  const GValue *list =
+      gst_structure_get_value (gst_caps_get_structure (caps, 0), "format");
+  GArray *formats = g_array_new (FALSE, FALSE, sizeof (GstVideoFormat));
+  guint i;
+
+  for (i = 0; i < gst_value_list_get_size (list); i++) {
+    GstVideoFormat f = gst_video_format_from_string (g_value_get_string
+        (gst_value_list_get_value (list, i)));
+
+    fail_if (f == GST_VIDEO_FORMAT_UNKNOWN);
+    g_array_append_val (formats, f);
+  }
+  gst_caps_unref (caps);
+
+  return formats;
+}
 
 static const struct
 {
@@ -161,17 +163,19 @@ check_roundtrip (GstVideoFormat format, gint width, gint height,
 
 GST_START_TEST (test_roundtrip_bit_exact)
 {
+  GArray *formats = pinned_formats ();
   guint f, s, src, meta;
 
-  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+  for (f = 0; f < formats->len; f++) {
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
       for (src = 0; src < SOURCE_LAST; src++) {
         for (meta = 0; meta < 2; meta++)
-          check_roundtrip (formats[f], sizes[s].width, sizes[s].height, src,
-              meta);
+          check_roundtrip (g_array_index (formats, GstVideoFormat, f),
+              sizes[s].width, sizes[s].height, src, meta);
       }
     }
   }
+  g_array_unref (formats);
 }
 
 GST_END_TEST;

@@ -14,6 +14,7 @@
 #include <gst/pinned/gstpinnedcontext.h>
 #include <gst/pinned/gstpinnedstream.h>
 #include <gst/pinned/gstpinnedtimeline.h>
+#include <gst/pinned/gstpinnedpageable.h>
 
 G_BEGIN_DECLS
 
@@ -72,7 +73,19 @@ GstBufferPool *      gst_pinned_base_transform_make_device_pool (GstPinnedBaseTr
                                                              guint min_buffers);
 
 GST_PINNED_API
+gboolean             gst_pinned_base_transform_transfer     (GstPinnedBaseTransform * self,
+                                                             GstBuffer * src,
+                                                             GstBuffer * dst,
+                                                             GstPinnedPageable * pageable,
+                                                             GError ** error);
+
+GST_PINNED_API
 GstPinnedSpan *      gst_pinned_base_transform_begin_span   (GstPinnedBaseTransform * self,
+                                                             const gchar * what);
+
+GST_PINNED_API
+gchar *              gst_pinned_base_transform_error_text   (GstPinnedBaseTransform * self,
+                                                             const GError * error,
                                                              const gchar * what);
 
 GST_PINNED_API

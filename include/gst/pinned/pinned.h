@@ -32,6 +32,7 @@
 #include <gst/pinned/gstpinnedpageable.h>
 #include <gst/pinned/gstpinnedtransfer.h>
 #include <gst/pinned/gstpinnedwindow.h>
+#include <gst/pinned/gstpinnedformats.h>
 #include <gst/pinned/gstpinnedbasetransform.h>
 #include <gst/pinned/gstpinnedfilter.h>
 
