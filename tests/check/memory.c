@@ -134,6 +134,7 @@ GST_START_TEST (test_fence_of_a_destroyed_stream)
   GstPinnedStream *old = gst_pinned_stream_new (ctx, NULL), *fresh;
   gpointer old_handle = gst_pinned_stream_get_handle (old);
   GstPinnedFence *fence, *after;
+  gboolean pending;
 
   pinned_test_delay_stream (old, DELAY_MS);
   fence = gst_pinned_stream_record_fence (old, NULL);
@@ -142,10 +143,16 @@ GST_START_TEST (test_fence_of_a_destroyed_stream)
   fresh = gst_pinned_stream_new (ctx, NULL);
   if (pinned_test_is_fake ())
     fail_unless (gst_pinned_stream_get_handle (fresh) == old_handle);
+  /* Destroying a stream does not wait for its work, but under
+   * compute-sanitizer it does: then there is nothing left to wait for. */
+  pending = !gst_pinned_fence_is_signaled (fence);
+  if (pinned_test_is_fake ())
+    fail_unless (pending);
   fail_unless (gst_pinned_fence_wait_on_stream (fence, fresh, NULL));
   after = gst_pinned_stream_record_fence (fresh, NULL);
-  fail_if (gst_pinned_fence_is_signaled (after),
-      "the new stream took the old stream's fence for its own");
+  if (pending)
+    fail_if (gst_pinned_fence_is_signaled (after),
+        "the new stream took the old stream's fence for its own");
   fail_unless (gst_pinned_fence_wait (after, NULL));
   fail_unless (gst_pinned_fence_is_signaled (fence));
 

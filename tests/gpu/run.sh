@@ -7,7 +7,7 @@
 #   tests/gpu/run.sh [STEP ...]
 #
 #   device       the GPU, its driver and link
-#   suite        the 'gpu' suite (states and states-hidden included)
+#   suite        the 'gpu' suite and 'gpu-hidden' (states-hidden)
 #   sanitizer    compute-sanitizer memcheck over the 'gpu' suite
 #   inspect      gst-inspect-1.0: the elements and their properties
 #   example      examples/pinned-appsink: its kernel on 300 frames
@@ -80,10 +80,10 @@ for step in "${steps[@]}"; do
       ;;
     suite)
       if [ -f .gstbundle/env.sh ]; then
-        "${runner[@]}" --suite gpu --wrap "env LD_LIBRARY_PATH=$libpath" -v \
-          > "$OUT/suite.log" 2>&1
+        "${runner[@]}" --suite gpu --suite gpu-hidden \
+          --wrap "env LD_LIBRARY_PATH=$libpath" -v > "$OUT/suite.log" 2>&1
       else
-        "${runner[@]}" --suite gpu > "$OUT/suite.log" 2>&1
+        "${runner[@]}" --suite gpu --suite gpu-hidden > "$OUT/suite.log" 2>&1
       fi
       summary+=("suite: $(tail -1 "$OUT/suite.log")")
       grep -E "^(PASSED|FAILED|SKIPPED)" "$OUT/suite.log"
