@@ -115,13 +115,14 @@ static const gchar *default_rows[] = {
 static const Row rows[] = {
   {"upload", "benchframesrc name=src ! @CAPS@ ! pinnedupload @POOL@ ! "
         "fakesink name=sink sync=false", BENCH_SOURCE_POOL, DIR_UP,
-      "peer-upload", FALSE, FALSE},
+      "peer-upload", FALSE, FALSE, FEED_NONE, "source-pool"},
   {"download", "benchframesrc name=src ! @CAPS@ ! pinneddownload @POOL@ ! "
         "fakesink name=sink sync=false", BENCH_SOURCE_DEVICE, DIR_DOWN,
       "peer-download", FALSE, FALSE},
   {"roundtrip", "benchframesrc name=src ! @CAPS@ ! pinnedupload @POOL@ ! "
         "pinneddownload @POOL@ ! fakesink name=sink sync=false",
-      BENCH_SOURCE_POOL, DIR_BOTH, "peer-roundtrip", FALSE, FALSE},
+        BENCH_SOURCE_POOL, DIR_BOTH, "peer-roundtrip", FALSE, FALSE, FEED_NONE,
+      "source-pool"},
   /* The same with a streaming thread for each element. */
   {"roundtrip-queue", "benchframesrc name=src ! @CAPS@ ! pinnedupload "
         "@POOL@ ! queue max-size-buffers=4 ! pinneddownload @POOL@ ! queue "
@@ -152,6 +153,11 @@ static const Row rows[] = {
       FEED_NONE, "source-fresh"},
   {"source-fresh", "benchframesrc name=src ! @CAPS@ ! fakesink name=sink "
         "sync=false", BENCH_SOURCE_FRESH, DIR_UP, NULL, FALSE, FALSE},
+  /* The source and sink alone, the source cycling its own pool (fakesink
+   * offers none): what the pool path's rows cost the CPU beyond them is
+   * the elements' own. */
+  {"source-pool", "benchframesrc name=src ! @CAPS@ ! fakesink name=sink "
+        "sync=false", BENCH_SOURCE_PAGEABLE, DIR_UP, NULL, FALSE, FALSE},
   /* An application pushing frames through appsrc. */
   {"appsrc-pool", "appsrc name=src ! @CAPS@ ! pinnedupload ! fakesink "
         "name=sink sync=false", BENCH_SOURCE_POOL, DIR_UP, "appsrc-malloc",
@@ -1023,7 +1029,8 @@ out:
 static const Row *find_row (const gchar * name);
 
 /* For sources whose own work dominates (a fresh buffer written per frame):
- * the time this row adds per frame over the source alone, and the peer's. */
+ * the time and CPU this row adds per frame over the source alone, and the
+ * time the peer adds. On the pool path: the elements' own CPU. */
 static void
 print_added (const Config * c, const Row * row, Result * results)
 {
@@ -1040,7 +1047,9 @@ print_added (const Config * c, const Row * row, Result * results)
     peer_added = 1e6 / median (results[peer - rows].fps,
         results[peer - rows].n) - 1e6 / base_fps;
   g_print ("%-6s %-10s   adds %.0f us/frame to the source alone (%.0f "
-      "us/frame)", "", "", added, 1e6 / base_fps);
+      "us/frame), %.1f us of CPU", "", "", added, 1e6 / base_fps,
+      median (results[row - rows].cpu_us, results[row - rows].n) -
+      median (results[base - rows].cpu_us, results[base - rows].n));
   if (peer_added > 0)
     g_print ("; %s adds %.0f: %.2fx less", peer->name, peer_added,
         peer_added / MAX (added, 1));
