@@ -240,6 +240,12 @@ accept_cuda_memory (GstPinnedFilterClass * klass)
     caps = templ ? gst_pad_template_get_caps (templ) : NULL;
     if (caps && !gst_pinned_caps_is_cuda (caps)) {
       GST_INFO ("%s takes CUDA memory too", g_type_name (type));
+      /* Taken out, not replaced: GStreamer before 1.27.1 leaks a template
+       * that gst_element_class_add_pad_template() replaces. */
+      element_class->padtemplates =
+          g_list_remove (element_class->padtemplates, templ);
+      element_class->numpadtemplates--;
+      gst_object_unref (templ);
       gst_element_class_add_pad_template (element_class,
           sink_template_with_cuda (caps));
     }
