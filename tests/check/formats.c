@@ -26,17 +26,6 @@
 #include "pinnedtest.h"
 
 /* @info's caps in gst-pinned device memory. */
-static GstCaps *
-device_caps (GstVideoInfo * info)
-{
-  GstCaps *caps = gst_video_info_to_caps (info);
-  GstCaps *ret = gst_pinned_caps_set_memory_feature (caps,
-      GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
-
-  gst_caps_unref (caps);
-  return ret;
-}
-
 /* The formats of a format list in caps, in order. */
 static GPtrArray *
 formats_of (const gchar * caps_str)
@@ -375,7 +364,8 @@ GST_START_TEST (test_upload_refuses_meta_past_end)
   GstBuffer *buf;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 320, 240);
-  gst_harness_set_caps (h, gst_video_info_to_caps (&info), device_caps (&info));
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      pinned_test_device_caps (&info));
   buf = with_bad_meta (pinned_test_new_pageable (info.size), &info, 1);
   fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
   fail_unless_equals_int (gst_harness_buffers_received (h), 0);
@@ -410,7 +400,7 @@ GST_START_TEST (test_download_refuses_device_frame_that_does_not_fit)
     GstBuffer *buf;
 
     gst_harness_set_caps (h,
-        device_caps (&info), gst_video_info_to_caps (&info));
+        pinned_test_device_caps (&info), gst_video_info_to_caps (&info));
     if (i == 0)
       buf = with_bad_meta (gst_buffer_new_allocate (d.device, info.size,
               NULL), &info, 2);
@@ -448,7 +438,7 @@ GST_START_TEST (test_filter_refuses_device_frame_that_does_not_fit)
 
   pinned_test_device_init (&d);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
-  caps = device_caps (&info);
+  caps = pinned_test_device_caps (&info);
   gst_harness_set_caps (h, gst_caps_ref (caps), caps);
   g_object_set (h->element, "busy-us", 0, NULL);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate

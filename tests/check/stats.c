@@ -29,17 +29,6 @@
 /* ---- helpers -------------------------------------------------------- */
 
 /* @info's caps in gst-pinned device memory. */
-static GstCaps *
-device_caps (GstVideoInfo * info)
-{
-  GstCaps *caps = gst_video_info_to_caps (info);
-  GstCaps *ret = gst_pinned_caps_set_memory_feature (caps,
-      GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
-
-  gst_caps_unref (caps);
-  return ret;
-}
-
 static GstStructure *
 stats_of (GstElement * element)
 {
@@ -338,7 +327,8 @@ GST_START_TEST (test_stats_notified_at_eos)
   guint count = 0;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
-  gst_harness_set_caps (h, gst_video_info_to_caps (&info), device_caps (&info));
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      pinned_test_device_caps (&info));
   g_signal_connect (h->element, "notify::stats", G_CALLBACK (count_notify),
       &count);
   gst_buffer_unref (pinned_test_push_and_pull (h, gst_harness_create_buffer (h,
@@ -497,7 +487,7 @@ GST_START_TEST (test_warning_once_per_caps)
   for (w = 64; w <= 128; w += 64) {
     gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, 48);
     gst_harness_set_caps (h, gst_video_info_to_caps (&info),
-        device_caps (&info));
+        pinned_test_device_caps (&info));
     for (i = 0; i < 3; i++)
       gst_buffer_unref (pinned_test_push_and_pull (h,
               gst_harness_create_buffer (h, info.size)));
