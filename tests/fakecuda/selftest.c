@@ -322,7 +322,10 @@ test_kernel_fault_drops_queued_work (void)
           cudaMemcpyHostToDevice, other), cudaSuccess);
   assert_cuda (launch (count_stub, other), cudaSuccess);
   assert_cuda (cudaEventRecord (ev, other), cudaSuccess);
-  /* A kernel that runs fine first: emulations run. */
+  /* A kernel that runs fine first: emulations run. Held back a little, so
+   * that the launches return before the fault (else the launch's own
+   * error check may already see it, as on a GPU). */
+  assert_cuda (fakecuda_stream_sleep (faulting, DELAY_US / 3), cudaSuccess);
   assert_cuda (launch (count_stub, faulting), cudaSuccess);
   assert_cuda (launch (fault_stub, faulting), cudaSuccess);
   assert_cuda (cudaGetLastError (), cudaSuccess);
