@@ -41,7 +41,10 @@ typedef struct
   gint device_id;
 
   GMutex lock;
-  GQueue free;
+  /* Pooled fences, linked through their next_free: a list node per
+   * recycling would cost an allocation per fence. */
+  GstPinnedFence *free;
+  guint n_free;
   gboolean closed;
   guint n_created;
 } FencePool;
@@ -58,6 +61,8 @@ struct _GstPinnedFence
   guint64 stream_id;
   /* Held while the fence is in use; NULL while it waits in the pool. */
   FencePool *pool;
+  /* The next pooled fence, while this one waits in the pool. */
+  GstPinnedFence *next_free;
   /* Set once the host saw the work done: later waits need no driver
    * call (a stream reusing a buffer whose last reader's fence the pool
    * gate already saw signalled enqueues no wait). */
@@ -84,7 +89,7 @@ fence_pool_unref (FencePool * pool)
   if (!g_atomic_int_dec_and_test (&pool->refcount))
     return;
 
-  g_assert (g_queue_is_empty (&pool->free));
+  g_assert (pool->free == NULL);
   g_mutex_clear (&pool->lock);
   g_free (pool);
 }
@@ -105,7 +110,9 @@ gst_pinned_fence_dispose (GstPinnedFence * fence)
   if (!pool->closed) {
     /* The pool's reference keeps it alive until it is acquired again. */
     gst_mini_object_ref (GST_MINI_OBJECT_CAST (fence));
-    g_queue_push_head (&pool->free, fence);
+    fence->next_free = pool->free;
+    pool->free = fence;
+    pool->n_free++;
     recycled = TRUE;
   }
   g_mutex_unlock (&pool->lock);
@@ -127,22 +134,27 @@ gst_pinned_fence_free (GstPinnedFence * fence)
 static void
 fence_pool_close (FencePool * pool)
 {
-  GQueue free_fences = G_QUEUE_INIT;
-  GstPinnedFence *fence;
+  GstPinnedFence *fence, *next;
+  guint n_free;
 
   ensure_debug_category ();
 
   g_mutex_lock (&pool->lock);
   pool->closed = TRUE;
-  free_fences = pool->free;
-  g_queue_init (&pool->free);
+  fence = pool->free;
+  n_free = pool->n_free;
+  pool->free = NULL;
+  pool->n_free = 0;
   g_mutex_unlock (&pool->lock);
 
   GST_DEBUG ("closing fence pool of device %d: %u events created, %u pooled",
-      pool->device_id, pool->n_created, free_fences.length);
+      pool->device_id, pool->n_created, n_free);
 
-  while ((fence = g_queue_pop_head (&free_fences)))
+  for (; fence != NULL; fence = next) {
+    next = fence->next_free;
+    fence->next_free = NULL;
     gst_mini_object_unref (GST_MINI_OBJECT_CAST (fence));
+  }
 
   fence_pool_unref (pool);
 }
@@ -165,7 +177,6 @@ fence_pool_get (GstPinnedContext * context)
     pool->refcount = 1;
     pool->device_id = gst_pinned_context_get_device_id (context);
     g_mutex_init (&pool->lock);
-    g_queue_init (&pool->free);
     g_object_set_qdata_full (G_OBJECT (context), quark, pool,
         (GDestroyNotify) fence_pool_close);
   }
@@ -214,7 +225,12 @@ fence_acquire (GstPinnedContext * context, GError ** error)
   gboolean ok;
 
   g_mutex_lock (&pool->lock);
-  fence = g_queue_pop_head (&pool->free);
+  fence = pool->free;
+  if (fence != NULL) {
+    pool->free = fence->next_free;
+    pool->n_free--;
+    fence->next_free = NULL;
+  }
   g_mutex_unlock (&pool->lock);
 
   if (fence == NULL) {
