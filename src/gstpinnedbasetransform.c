@@ -121,10 +121,13 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstPinnedBaseTransform,
     GST_DEBUG_CATEGORY_INIT (gst_pinned_base_transform_debug,
         "pinnedbasetransform", 0, "gst-pinned base transform"));
 
+/* Unchecked: the vfuncs and the public calls (after their own check) pass
+ * our instances only, and a checked cast costs a type lookup, several per
+ * frame. */
 #define GET_PRIV(self) \
     ((GstPinnedBaseTransformPrivate *) \
     gst_pinned_base_transform_get_instance_private ( \
-        GST_PINNED_BASE_TRANSFORM (self)))
+        (GstPinnedBaseTransform *) (self)))
 
 static void
 gst_pinned_base_transform_set_property (GObject * object, guint prop_id,
