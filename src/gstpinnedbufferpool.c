@@ -186,7 +186,6 @@ gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
     GstBuffer ** buffer, GstBufferPoolAcquireParams * params)
 {
   GstFlowReturn ret;
-  GError *error = NULL;
   guint i, n;
 
   ret = GST_BUFFER_POOL_CLASS (gst_pinned_host_buffer_pool_parent_class)
@@ -196,26 +195,15 @@ gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
 
   /* The acquirer may write it with the CPU: a copy must not still read it
    * (nor still write it). Mostly already done; else this is backpressure.
-   * Waited for as a write: after a device error, what failed copies did
-   * no longer matters to a buffer about to be overwritten, and the element
-   * whose next CUDA call meets the error reports it. */
+   * A wait for WRITE does not fail: after a device error, what failed
+   * copies did no longer matters to a buffer about to be overwritten, and
+   * the element whose next CUDA call meets the error reports it. */
   n = gst_buffer_n_memory (*buffer);
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (*buffer, i);
 
-    if (!gst_is_pinned_memory (mem))
-      continue;
-    if (!gst_pinned_memory_wait ((GstPinnedMemory *) mem, GST_MAP_WRITE,
-            &error)) {
-      GST_ERROR_OBJECT (pool, "waiting for buffer failed: %s", error->message);
-      g_clear_error (&error);
-      /* Not gst_buffer_pool_release_buffer(): the buffer is not the
-       * acquirer's yet, and that would drop it, leaking it. */
-      GST_BUFFER_POOL_CLASS (gst_pinned_host_buffer_pool_parent_class)
-          ->release_buffer (pool, *buffer);
-      *buffer = NULL;
-      return GST_FLOW_ERROR;
-    }
+    if (gst_is_pinned_memory (mem))
+      gst_pinned_memory_wait ((GstPinnedMemory *) mem, GST_MAP_WRITE, NULL);
   }
 
   return GST_FLOW_OK;

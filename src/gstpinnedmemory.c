@@ -246,7 +246,9 @@ gst_pinned_memory_add_fence (GstPinnedMemory * mem, GstPinnedFence * fence,
  * Blocks until the CPU may access @mem as @access says. Mapping does this
  * by itself; this is for code that holds a pointer across maps.
  *
- * Returns: %TRUE on success
+ * Returns: %TRUE on success; %FALSE only for a read (@access with
+ *   %GST_MAP_READ) of what GPU work that failed on the device should have
+ *   written. A write alone does not care what failed work did.
  *
  * Since: 0.1
  */
