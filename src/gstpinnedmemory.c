@@ -264,12 +264,10 @@ gst_pinned_memory_wait (GstPinnedMemory * mem, GstMapFlags access,
 
   collect_fences (mem, access, &list);
   for (i = 0; i < list.n && ret; i++) {
-    gboolean signaled, done;
     GError *failure = NULL;
 
-    done = gst_pinned_fence_query (list.fences[i], &signaled, &failure) &&
-        (signaled || gst_pinned_fence_wait (list.fences[i], &failure));
-    if (done)
+    /* Finished work costs no wait (and no second question). */
+    if (gst_pinned_fence_wait (list.fences[i], &failure))
       continue;
 
     /* Failed work (a device error: it will never run). Reading what the
