@@ -42,7 +42,7 @@
  *
  *   gst-pinned-bench [--sizes FMT:WxH,...] [--rows upload,...] [--repeats N]
  *                    [--duration-ms MS] [--warmup-ms MS] [--quick]
- *                    [--csv FILE] [--json FILE] [--clips DIR]
+ *                    [--only] [--csv FILE] [--json FILE] [--clips DIR]
  *                    [--clip FILE.h264] [--pipeline LAUNCH]
  */
 
@@ -295,8 +295,10 @@ static struct
   gchar *clips;
   gchar *clip;
   gchar *pipeline;
+  gboolean only;
 } opts = {
-  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL
+  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL,
+  FALSE
 };
 
 /* A clip for the decode rows: @codec-WxH.@codec in the clips folder. */
@@ -1123,6 +1125,8 @@ row_needed (const Row * row)
 
   if (row_selected (row))
     return TRUE;
+  if (opts.only)
+    return FALSE;
   for (i = 0; i < G_N_ELEMENTS (rows); i++) {
     if (row_selected (&rows[i]) && (g_strcmp0 (rows[i].peer, row->name) == 0
             || g_strcmp0 (rows[i].base, row->name) == 0))
@@ -1173,6 +1177,9 @@ main (int argc, char **argv)
     {"warmup-ms", 0, 0, G_OPTION_ARG_INT, &opts.warmup_ms,
         "Unmeasured time per run", NULL},
     {"quick", 0, 0, G_OPTION_ARG_NONE, &opts.quick, "Small and short", NULL},
+    {"only", 0, 0, G_OPTION_ARG_NONE, &opts.only,
+        "Only the rows named, not their peers and bases (for a profiler)",
+        NULL},
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &opts.csv, "Write CSV here", NULL},
     {"json", 0, 0, G_OPTION_ARG_FILENAME, &opts.json, "Write JSON here",
         NULL},
