@@ -63,10 +63,6 @@ struct _GstPinnedFence
   FencePool *pool;
   /* The next pooled fence, while this one waits in the pool. */
   GstPinnedFence *next_free;
-  /* The stream's progress word and this fence's number in it: the host
-   * sees the fence signalled by reading memory (gstpinnedprogress.c). */
-  GstPinnedProgress *progress;
-  guint64 seq;
   /* Set once the host saw the work done: later waits need no driver
    * call (a stream reusing a buffer whose last reader's fence the pool
    * gate already saw signalled enqueues no wait). */
@@ -107,10 +103,6 @@ gst_pinned_fence_dispose (GstPinnedFence * fence)
   fence->pool = NULL;
   fence->stream = NULL;
   fence->stream_id = 0;
-  if (fence->progress) {
-    gst_pinned_progress_unref (fence->progress);
-    fence->progress = NULL;
-  }
   if (pool == NULL)
     return TRUE;
 
@@ -194,8 +186,8 @@ fence_pool_get (GstPinnedContext * context)
 }
 
 /* How a host waits for a fence. By default the events are plain ones and
- * the host reads the stream's progress word (or, without one, asks the
- * event) and sleeps between reads, 2 us at first, doubling to 64 us. Blocking-sync events (cudaEventSynchronize sleeps
+ * the host asks (cudaEventQuery) and sleeps between asks, 2 us at first,
+ * doubling to 64 us. Blocking-sync events (cudaEventSynchronize sleeps
  * until CUDA's event handler thread wakes it) cost that thread 20 to 45 us
  * of CPU per frame and wake the waiter late: on an H200, NV12 1920x1080 up
  * and back ran at 0.77-0.96 of the link with 45-76 us of CPU per frame, and
@@ -209,9 +201,6 @@ enum
 
 #define POLL_FIRST_US 2
 #define POLL_MAX_US 64
-/* How often a wait on a progress word asks the event whether the work
- * failed. */
-#define ASK_EVENT_INTERVAL (GST_MSECOND)
 
 static gint
 wait_mode (void)
@@ -287,10 +276,7 @@ GstPinnedFence *
 gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
 {
   GstPinnedContext *context;
-  GstPinnedProgress *progress;
   GstPinnedFence *fence;
-  cudaStream_t handle;
-  guint64 seq = 0;
   gboolean ok;
 
   g_return_val_if_fail (stream != NULL, NULL);
@@ -306,24 +292,13 @@ gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
     gst_pinned_fence_unref (fence);
     return NULL;
   }
-  handle = gst_pinned_stream_get_cuda_stream (stream);
-  progress = gst_pinned_stream_get_progress (stream);
-  if (progress) {
-    g_mutex_lock (&progress->lock);
-    seq = gst_pinned_progress_mark (progress, handle);
-  }
-  ok = gst_pinned_cuda_result (cudaEventRecord (fence->event, handle), error);
-  if (progress)
-    g_mutex_unlock (&progress->lock);
+  ok = gst_pinned_cuda_result (cudaEventRecord (fence->event,
+          gst_pinned_stream_get_cuda_stream (stream)), error);
   gst_pinned_context_pop (context);
 
   if (!ok) {
     gst_pinned_fence_unref (fence);
     return NULL;
-  }
-  if (seq) {
-    fence->progress = gst_pinned_progress_ref (progress);
-    fence->seq = seq;
   }
 
   fence->stream = gst_pinned_stream_get_handle (stream);
@@ -338,17 +313,6 @@ gst_pinned_fence_get_stream_id (GstPinnedFence * fence)
   return fence->stream_id;
 }
 
-/* The progress word says the work is done: remembered, as a success. */
-static gboolean
-progress_reached (GstPinnedFence * fence)
-{
-  if (fence->progress == NULL ||
-      !gst_pinned_progress_reached (fence->progress, fence->seq))
-    return FALSE;
-  g_atomic_int_set (&fence->signaled, 1);
-  return TRUE;
-}
-
 gboolean
 gst_pinned_fence_query (GstPinnedFence * fence, gboolean * signaled,
     GError ** error)
@@ -357,7 +321,7 @@ gst_pinned_fence_query (GstPinnedFence * fence, gboolean * signaled,
 
   ensure_debug_category ();
 
-  if (g_atomic_int_get (&fence->signaled) || progress_reached (fence)) {
+  if (g_atomic_int_get (&fence->signaled)) {
     *signaled = TRUE;
     return TRUE;
   }
@@ -422,39 +386,18 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
 
   ensure_debug_category ();
 
-  if (g_atomic_int_get (&fence->signaled) || progress_reached (fence))
+  if (g_atomic_int_get (&fence->signaled))
     return TRUE;
-  /* Without a progress word, one question settles finished work. */
-  if (fence->progress == NULL && wait_mode () == WAIT_POLL &&
-      (result = cudaEventQuery (fence->event)) != cudaErrorNotReady) {
-    ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
-        __FILE__, GST_FUNCTION, __LINE__, error);
-    if (ok)
-      g_atomic_int_set (&fence->signaled, 1);
-    return ok;
-  }
 
   GST_TRACE ("host wait on event %p", fence->event);
   start = gst_util_get_timestamp ();
   if (wait_mode () == WAIT_POLL) {
     gulong sleep_us = POLL_FIRST_US;
-    GstClockTime asked = start;
 
-    do {
+    while ((result = cudaEventQuery (fence->event)) == cudaErrorNotReady) {
       g_usleep (sleep_us);
       sleep_us = MIN (sleep_us * 2, POLL_MAX_US);
-      if (fence->progress) {
-        if (gst_pinned_progress_reached (fence->progress, fence->seq)) {
-          result = cudaSuccess;
-          break;
-        }
-        /* Failed work never writes its number: the event tells. */
-        if (gst_util_get_timestamp () - asked < ASK_EVENT_INTERVAL)
-          continue;
-        asked = gst_util_get_timestamp ();
-      }
-      result = cudaEventQuery (fence->event);
-    } while (result == cudaErrorNotReady);
+    }
     ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
         __FILE__, GST_FUNCTION, __LINE__, error);
   } else {

@@ -12,7 +12,6 @@
 #pragma once
 
 #include "gstpinned-private.h"
-#include "gstpinnedprogress-private.h"
 #include "gst/pinned/gstpinnedstream.h"
 
 G_BEGIN_DECLS
@@ -28,9 +27,5 @@ GstPinnedStream *    gst_pinned_stream_get_shared  (GstPinnedContext * context,
 /* Unique for the life of the process, unlike a cudaStream_t. */
 G_GNUC_INTERNAL
 guint64              gst_pinned_stream_get_id      (GstPinnedStream * stream);
-
-/* The stream's progress word (gstpinnedprogress.c), NULL without one. */
-G_GNUC_INTERNAL
-GstPinnedProgress *  gst_pinned_stream_get_progress (GstPinnedStream * stream);
 
 G_END_DECLS

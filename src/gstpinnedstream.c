@@ -22,7 +22,6 @@
 #endif
 
 #include "gstpinnedstream-private.h"
-#include "gstpinnedprogress-private.h"
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_stream_debug, "pinnedstream",
     "gst-pinned CUDA streams");
@@ -37,9 +36,6 @@ struct _GstPinnedStream
   guint64 id;
   /* A wrapped stream belongs to its creator, who destroys it. */
   gboolean wrapped;
-  /* Where the stream writes how far it got, for its fences (own streams
-   * only); NULL: the fences ask their events. */
-  GstPinnedProgress *progress;
 };
 
 static guint64 next_stream_id = 1;
@@ -54,9 +50,6 @@ gst_pinned_stream_free (GstPinnedStream * stream)
     gst_pinned_cuda_result (cudaStreamDestroy (stream->handle), NULL);
     gst_pinned_context_pop (stream->context);
   }
-  /* Its fences may hold the word longer. */
-  if (stream->progress)
-    gst_pinned_progress_unref (stream->progress);
   gst_object_unref (stream->context);
   g_free (stream);
 }
@@ -106,7 +99,6 @@ gst_pinned_stream_new (GstPinnedContext * context, GError ** error)
     return NULL;
 
   stream = stream_new (context, handle, FALSE);
-  stream->progress = gst_pinned_progress_new (context);
 
   GST_DEBUG ("created stream %p on device %d", handle,
       gst_pinned_context_get_device_id (context));
@@ -185,12 +177,6 @@ guint64
 gst_pinned_stream_get_id (GstPinnedStream * stream)
 {
   return stream->id;
-}
-
-GstPinnedProgress *
-gst_pinned_stream_get_progress (GstPinnedStream * stream)
-{
-  return stream->progress;
 }
 
 /**

@@ -125,58 +125,6 @@ GST_START_TEST (test_same_stream_needs_no_wait)
 
 GST_END_TEST;
 
-/* A host wait on running work reads the stream's progress word instead of
- * asking CUDA on every poll (a question about running work costs
- * microseconds of CPU on a real host): it asks the event only now and then,
- * for a device error. It still ends when the work lands, not before. With
- * FAKECUDA_STREAM_MEMOPS=0 (a driver without stream memory operations) the
- * fences ask their events, and the same waits hold. */
-GST_START_TEST (test_wait_reads_progress_word)
-{
-  GstPinnedContext *ctx = open_context ();
-  GstPinnedStream *stream = gst_pinned_stream_new (ctx, NULL);
-  gboolean words = g_strcmp0 (g_getenv ("FAKECUDA_STREAM_MEMOPS"), "0") != 0;
-  GstPinnedFence *fence, *earlier;
-  guint64 queries, writes;
-  gint64 start, elapsed_ms;
-
-  writes = pinned_test_call_count ("fake_stream_write_value64");
-  earlier = gst_pinned_stream_record_fence (stream, NULL);
-  pinned_test_delay_stream (stream, DELAY_MS);
-  fence = gst_pinned_stream_record_fence (stream, NULL);
-  if (pinned_test_is_fake ())
-    fail_unless_equals_int (pinned_test_call_count
-        ("fake_stream_write_value64") - writes, words ? 2 : 0);
-  fail_if (gst_pinned_fence_is_signaled (fence));
-
-  queries = pinned_test_call_count ("cudaEventQuery");
-  start = g_get_monotonic_time ();
-  fail_unless (gst_pinned_fence_wait (fence, NULL));
-  elapsed_ms = (g_get_monotonic_time () - start) / 1000;
-  fail_unless (elapsed_ms >= DELAY_MS / 2, "waited only %" G_GINT64_FORMAT
-      " ms for work held back %u ms", elapsed_ms, DELAY_MS);
-  /* Polls every 64 us at most: asking on each would be thousands. */
-  if (pinned_test_is_fake () && words)
-    fail_unless (pinned_test_call_count ("cudaEventQuery") - queries <=
-        (guint64) elapsed_ms + 2, "%" G_GUINT64_FORMAT " questions in %"
-        G_GINT64_FORMAT " ms", pinned_test_call_count ("cudaEventQuery") -
-        queries, elapsed_ms);
-  /* The same stream ran the earlier work first. */
-  queries = pinned_test_call_count ("cudaEventQuery");
-  fail_unless (gst_pinned_fence_is_signaled (earlier));
-  fail_unless (gst_pinned_fence_is_signaled (fence));
-  if (pinned_test_is_fake () && words)
-    fail_unless_equals_int (pinned_test_call_count ("cudaEventQuery"),
-        queries);
-
-  gst_pinned_fence_unref (earlier);
-  gst_pinned_fence_unref (fence);
-  gst_pinned_stream_unref (stream);
-  gst_object_unref (ctx);
-}
-
-GST_END_TEST;
-
 /* A stream is told apart by its id, not its handle: the stand-in gives a
  * new stream the handle of one just destroyed (CUDA may too), and a fence
  * of the old stream, still pending, is waited for. */
@@ -1016,7 +964,6 @@ memory_suite (void)
   tcase_add_test (tc, test_device_memory_copy_is_complete);
   tcase_add_test (tc, test_host_memory_copy_waits_for_writer);
   tcase_add_test (tc, test_element_streams_are_non_blocking);
-  tcase_add_test (tc, test_wait_reads_progress_word);
 
   return s;
 }

@@ -410,7 +410,6 @@ typedef enum
   OP_WAIT_STREAM,
   OP_KERNEL,
   OP_HOST_FUNC,
-  OP_WRITE_VALUE,
   OP_QUIT,
 } OpType;
 
@@ -442,9 +441,6 @@ typedef struct
   FakecudaKernelRun run;
   void *closure;
   cudaHostFn_t host_fn;
-  /* OP_WRITE_VALUE: a 64-bit word of mapped host memory */
-  guint64 *word;
-  guint64 value;
 } Op;
 
 /* A stream's work runs on a thread of its own, in FIFO order. The legacy
@@ -570,11 +566,6 @@ run_op (Stream * s, Op * op)
       /* CUDA skips host functions after a failure too. */
       if (!dead)
         op->host_fn (op->closure);
-      break;
-    case OP_WRITE_VALUE:
-      /* Failed work writes nothing: a waiter must ask an event. */
-      if (!dead)
-        __atomic_store_n (op->word, op->value, __ATOMIC_RELEASE);
       break;
     case OP_QUIT:
       break;
@@ -1245,70 +1236,6 @@ cudaLaunchHostFunc (cudaStream_t stream, cudaHostFn_t fn, void *user_data)
   op->host_fn = fn;
   op->closure = user_data;
   return set_error (enqueue (stream, op));
-}
-
-/* cuStreamWriteValue64 (the driver's, handed out by the runtime's entry
- * point lookup): stream-ordered, into mapped page-locked host memory. */
-static gint
-fake_stream_write_value64 (cudaStream_t stream, guint64 address,
-    guint64 value, guint flags)
-{
-  HostAlloc *a;
-  Op *op;
-
-  if (enter (G_STRFUNC, TRUE) != cudaSuccess)
-    return 999;                 /* CUDA_ERROR_UNKNOWN */
-  g_mutex_lock (&lock);
-  a = find_host_locked ((const void *) (guintptr) address);
-  /* Mapped page-locked memory only, 8-byte aligned, as CUDA requires. */
-  if (a == NULL || a->kind == HOST_TRACKED || (address & 7) || flags != 0 ||
-      !(a->flags & (a->kind == HOST_ALLOCATED ? cudaHostAllocMapped :
-              cudaHostRegisterMapped))) {
-    g_mutex_unlock (&lock);
-    return 1;                   /* CUDA_ERROR_INVALID_VALUE */
-  }
-  g_mutex_unlock (&lock);
-  op = g_new0 (Op, 1);
-  op->type = OP_WRITE_VALUE;
-  op->word = (guint64 *) (guintptr) address;
-  op->value = value;
-  return enqueue (stream, op) == cudaSuccess ? 0 : 400;
-}
-
-/* Only the driver calls gst-pinned looks up; FAKECUDA_STREAM_MEMOPS=0
- * plays a driver without stream memory operations. */
-cudaError_t CUDARTAPI
-cudaGetDriverEntryPointByVersion (const char *symbol, void **func,
-    unsigned int version, unsigned long long flags,
-    enum cudaDriverEntryPointQueryResult *status)
-{
-  ENTER (FALSE);
-  *func = NULL;
-  if (g_strcmp0 (symbol, "cuStreamWriteValue64") == 0 && version >= 11070 &&
-      g_strcmp0 (g_getenv ("FAKECUDA_STREAM_MEMOPS"), "0") != 0)
-    *func = (void *) fake_stream_write_value64;
-  if (status)
-    *status = *func ? cudaDriverEntryPointSuccess :
-        cudaDriverEntryPointSymbolNotFound;
-  return cudaSuccess;
-}
-
-cudaError_t CUDARTAPI
-cudaHostGetDevicePointer (void **dptr, void *ptr, unsigned int flags)
-{
-  HostAlloc *a;
-
-  ENTER (TRUE);
-  g_mutex_lock (&lock);
-  a = find_host_locked (ptr);
-  if (a == NULL || a->kind == HOST_TRACKED || flags != 0) {
-    g_mutex_unlock (&lock);
-    return set_error (cudaErrorInvalidValue);
-  }
-  g_mutex_unlock (&lock);
-  /* Unified addressing: the host address is the device's. */
-  *dptr = ptr;
-  return cudaSuccess;
 }
 
 /* ----------------------------------------------------------------------- */
