@@ -388,16 +388,27 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
 
   if (g_atomic_int_get (&fence->signaled))
     return TRUE;
+  /* Finished work: one question, and no wait. */
+  if (wait_mode () == WAIT_POLL &&
+      (result = cudaEventQuery (fence->event)) != cudaErrorNotReady) {
+    ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
+        __FILE__, GST_FUNCTION, __LINE__, error);
+    if (ok)
+      g_atomic_int_set (&fence->signaled, 1);
+    return ok;
+  }
 
   GST_TRACE ("host wait on event %p", fence->event);
   start = gst_util_get_timestamp ();
   if (wait_mode () == WAIT_POLL) {
     gulong sleep_us = POLL_FIRST_US;
 
-    while ((result = cudaEventQuery (fence->event)) == cudaErrorNotReady) {
+    /* Running work: each question costs the host microseconds (more than
+     * one about finished work), so sleep before the next. */
+    do {
       g_usleep (sleep_us);
       sleep_us = MIN (sleep_us * 2, POLL_MAX_US);
-    }
+    } while ((result = cudaEventQuery (fence->event)) == cudaErrorNotReady);
     ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
         __FILE__, GST_FUNCTION, __LINE__, error);
   } else {
