@@ -25,6 +25,8 @@
 #   interop-sanitizer   the same under memcheck
 #   interop-bench the CUDA memory and 4K decode rows (clips of
 #                tests/media/make-clips.sh in tests/media/bench)
+#   profile      where the round trip's CPU goes: a sampling profiler
+#                (tests/bench/sampler.c) over its benchmark row
 #   pageable smallframes decoder sources appsrc   the pageable-input
 #                measurements (docs/sources.md, docs/performance.md; the
 #                decoder step needs .clips/ from tests/bench/make-clip.sh)
@@ -139,7 +141,7 @@ for step in "${steps[@]}"; do
       ;;
     smallframes)
       # The pool path, small frames to 4K, and what each CUDA call of the
-      # per-frame path costs; perf's view of the round trip where perf is.
+      # per-frame path costs.
       export GST_PLUGIN_PATH_1_0=$top/build/gst
       LD_LIBRARY_PATH=$libpath timeout 420 build/tests/bench/gst-pinned-bench \
         --rows upload,download,roundtrip,overlap,overlap-serial,api-costs \
@@ -147,15 +149,30 @@ for step in "${steps[@]}"; do
         --csv "$OUT/smallframes.csv" > "$OUT/smallframes.txt" \
         2> >(tail -100 > "$OUT/smallframes.err")
       summary+=("smallframes: rc $? (smallframes.txt)")
-      if command -v perf >/dev/null 2>&1; then
-        LD_LIBRARY_PATH=$libpath timeout 120 perf record -g -o "$OUT/perf.data" \
-          build/tests/bench/gst-pinned-bench --rows roundtrip --repeats 1 \
-          --sizes NV12:1920x1080 > /dev/null 2>&1
-        perf report -i "$OUT/perf.data" --no-children --sort dso,symbol \
-          --stdio 2>/dev/null | head -80 > "$OUT/perf-roundtrip.txt"
-        rm -f "$OUT/perf.data"
-      fi
       cat "$OUT/smallframes.txt"
+      ;;
+    profile)
+      # Where the NV12 1920x1080 round trip's CPU goes, sampled (these
+      # machines have no perf): tests/bench/sampler.c under the benchmark's
+      # row alone, summed up by tests/bench/sampler-report.py.
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      rm -f "$OUT"/profile.samples.*
+      SAMPLER_OUT=$OUT/profile.samples \
+        LD_PRELOAD=$top/build/tests/bench/libpinnedsampler.so \
+        LD_LIBRARY_PATH=$libpath timeout 120 build/tests/bench/gst-pinned-bench \
+        --only --rows roundtrip --sizes NV12:1920x1080 --repeats 3 \
+        --duration-ms 3000 > "$OUT/profile-bench.txt" 2>&1
+      samples=$(ls -S "$OUT"/profile.samples.* 2>/dev/null | head -1)
+      if [ -n "$samples" ]; then
+        python3 tests/bench/sampler-report.py "$samples" \
+          --callers cuEventQuery cuMemcpyHtoDAsync_v2 cuMemcpyDtoHAsync_v2 \
+          > "$OUT/profile.txt"
+        summary+=("profile: $(head -1 "$OUT/profile.txt") (profile.txt)")
+        grep roundtrip "$OUT/profile-bench.txt"
+        head -60 "$OUT/profile.txt"
+      else
+        summary+=("profile: no samples")
+      fi
       ;;
     decoder)
       # openh264dec 4K feeding pinnedupload and cudaupload (.clips/ carried,

@@ -1,0 +1,123 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* A sampling profiler for machines without perf (the GPU machines have
+ * none): LD_PRELOAD it with SAMPLER_OUT=PREFIX. Every SAMPLER_US of the
+ * process's CPU time (200 by default, in practice the kernel's tick) a
+ * SIGPROF takes the backtrace of the thread that runs; at exit the samples
+ * go to PREFIX.<pid>, one line each: "tid/thread-name lib+offset:symbol
+ * ...", innermost first. tests/bench/sampler-report.py sums them up. */
+
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#define DEPTH 24
+#define MAX_SAMPLES 400000
+
+/* Filled by the signal handler: no allocation there. */
+static void *stacks[MAX_SAMPLES][DEPTH];
+static int depths[MAX_SAMPLES];
+static int tids[MAX_SAMPLES];
+static char names[MAX_SAMPLES][16];
+static int n_samples;
+static volatile int sampling;
+
+static void
+on_sigprof (int sig, siginfo_t * info, void *context)
+{
+  int i = __atomic_fetch_add (&n_samples, 1, __ATOMIC_RELAXED);
+
+  (void) sig;
+  (void) info;
+  (void) context;
+  if (!sampling || i >= MAX_SAMPLES)
+    return;
+  depths[i] = backtrace (stacks[i], DEPTH);
+  tids[i] = (int) syscall (SYS_gettid);
+  prctl (PR_GET_NAME, names[i], 0, 0, 0);
+}
+
+__attribute__((constructor))
+static void
+sampler_start (void)
+{
+  struct sigaction sa;
+  struct itimerval it;
+  void *warm[4];
+  const char *us = getenv ("SAMPLER_US");
+
+  if (!getenv ("SAMPLER_OUT"))
+    return;
+  /* The first backtrace() loads the unwinder, which allocates. */
+  backtrace (warm, 4);
+  memset (&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sigprof;
+  sa.sa_flags = SA_RESTART | SA_SIGINFO;
+  sigaction (SIGPROF, &sa, NULL);
+  it.it_interval.tv_sec = 0;
+  it.it_interval.tv_usec = us ? atoi (us) : 200;
+  it.it_value = it.it_interval;
+  sampling = 1;
+  setitimer (ITIMER_PROF, &it, NULL);
+}
+
+__attribute__((destructor))
+static void
+sampler_stop (void)
+{
+  struct itimerval off;
+  char path[4096];
+  FILE *f;
+  int i, j, n;
+
+  if (!getenv ("SAMPLER_OUT") || !sampling)
+    return;
+  memset (&off, 0, sizeof off);
+  setitimer (ITIMER_PROF, &off, NULL);
+  sampling = 0;
+
+  /* One file a process: children (gst-plugin-scanner) write their own. */
+  snprintf (path, sizeof path, "%s.%d", getenv ("SAMPLER_OUT"),
+      (int) getpid ());
+  if (!(f = fopen (path, "w")))
+    return;
+  n = n_samples < MAX_SAMPLES ? n_samples : MAX_SAMPLES;
+  for (i = 0; i < n; i++) {
+    for (j = 0; names[i][j]; j++)
+      if (names[i][j] == ' ')
+        names[i][j] = '_';
+    fprintf (f, "%d/%s", tids[i], names[i]);
+    /* Frame 0 is the handler; 1, the signal trampoline, stays in the file
+     * and the report drops it. */
+    for (j = 1; j < depths[i]; j++) {
+      Dl_info di;
+
+      if (dladdr (stacks[i][j], &di) && di.dli_fname) {
+        const char *base = strrchr (di.dli_fname, '/');
+
+        fprintf (f, " %s+0x%lx:%s", base ? base + 1 : di.dli_fname,
+            (unsigned long) ((char *) stacks[i][j] - (char *) di.dli_fbase),
+            di.dli_sname ? di.dli_sname : "");
+      } else {
+        fprintf (f, " ?+%p:", stacks[i][j]);
+      }
+    }
+    fprintf (f, "\n");
+  }
+  fclose (f);
+}
