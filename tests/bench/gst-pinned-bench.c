@@ -1178,7 +1178,7 @@ main (int argc, char **argv)
         "Unmeasured time per run", NULL},
     {"quick", 0, 0, G_OPTION_ARG_NONE, &opts.quick, "Small and short", NULL},
     {"only", 0, 0, G_OPTION_ARG_NONE, &opts.only,
-        "Only the rows named, not their peers and bases (for a profiler)",
+          "Only the rows named, not their peers and bases (for a profiler)",
         NULL},
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &opts.csv, "Write CSV here", NULL},
     {"json", 0, 0, G_OPTION_ARG_FILENAME, &opts.json, "Write JSON here",

@@ -9,7 +9,7 @@
 
 /* A sampling profiler for machines without perf (the GPU machines have
  * none): LD_PRELOAD it with SAMPLER_OUT=PREFIX. Every SAMPLER_US of the
- * process's CPU time (200 by default, in practice the kernel's tick) a
+ * process's CPU time (200 by default) a
  * SIGPROF takes the backtrace of the thread that runs; at exit the samples
  * go to PREFIX.<pid>, one line each: "tid/thread-name lib+offset:symbol
  * ...", innermost first. tests/bench/sampler-report.py sums them up. */
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEPTH 24
@@ -36,6 +36,9 @@ static int tids[MAX_SAMPLES];
 static char names[MAX_SAMPLES][16];
 static int n_samples;
 static volatile int sampling;
+/* A POSIX timer, not setitimer(): an itimer survives exec(), and would
+ * kill a child (gst-plugin-scanner) before its own handler is set. */
+static timer_t timer;
 
 static void
 on_sigprof (int sig, siginfo_t * info, void *context)
@@ -52,12 +55,15 @@ on_sigprof (int sig, siginfo_t * info, void *context)
   prctl (PR_GET_NAME, names[i], 0, 0, 0);
 }
 
-__attribute__((constructor))
+static void sampler_start (void) __attribute__((constructor));
+static void sampler_stop (void) __attribute__((destructor));
+
 static void
 sampler_start (void)
 {
   struct sigaction sa;
-  struct itimerval it;
+  struct sigevent ev;
+  struct itimerspec it;
   void *warm[4];
   const char *us = getenv ("SAMPLER_US");
 
@@ -69,26 +75,28 @@ sampler_start (void)
   sa.sa_sigaction = on_sigprof;
   sa.sa_flags = SA_RESTART | SA_SIGINFO;
   sigaction (SIGPROF, &sa, NULL);
-  it.it_interval.tv_sec = 0;
-  it.it_interval.tv_usec = us ? atoi (us) : 200;
+  memset (&ev, 0, sizeof ev);
+  ev.sigev_notify = SIGEV_SIGNAL;
+  ev.sigev_signo = SIGPROF;
+  if (timer_create (CLOCK_PROCESS_CPUTIME_ID, &ev, &timer) != 0)
+    return;
+  memset (&it, 0, sizeof it);
+  it.it_interval.tv_nsec = (us ? atol (us) : 200) * 1000;
   it.it_value = it.it_interval;
   sampling = 1;
-  setitimer (ITIMER_PROF, &it, NULL);
+  timer_settime (timer, 0, &it, NULL);
 }
 
-__attribute__((destructor))
 static void
 sampler_stop (void)
 {
-  struct itimerval off;
   char path[4096];
   FILE *f;
   int i, j, n;
 
   if (!getenv ("SAMPLER_OUT") || !sampling)
     return;
-  memset (&off, 0, sizeof off);
-  setitimer (ITIMER_PROF, &off, NULL);
+  timer_delete (timer);
   sampling = 0;
 
   /* One file a process: children (gst-plugin-scanner) write their own. */
