@@ -389,8 +389,7 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
   if (g_atomic_int_get (&fence->signaled))
     return TRUE;
   /* Finished work: one question, and no wait. */
-  if (wait_mode () == WAIT_POLL &&
-      (result = cudaEventQuery (fence->event)) != cudaErrorNotReady) {
+  if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady) {
     ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
         __FILE__, GST_FUNCTION, __LINE__, error);
     if (ok)
