@@ -29,7 +29,10 @@
  * out again only once the GPU copies that read or write it are done: the
  * acquirer may write it with the CPU. It takes the least recently released
  * buffer, so it waits only when every buffer is still in flight, which is
- * the pipeline's natural backpressure. The device pool hands buffers out at
+ * the pipeline's natural backpressure. Such a wait then lasts until all but
+ * the two newest copies of that stream are done, so that the next buffers
+ * are free without one (a question about running work costs the host
+ * microseconds) and the device still has work queued. The device pool hands buffers out at
  * once: the next GPU writer orders itself after the previous readers on
  * its own stream (gst_pinned_memory_sync_stream()), and the host never
  * waits.
@@ -39,7 +42,7 @@
 #include "config.h"
 #endif
 
-#include "gstpinned-private.h"
+#include "gstpinnedmemory-private.h"
 #include "gst/pinned/gstpinnedbufferpool.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
 #include "gst/pinned/gstpinneddevicememory.h"
@@ -203,7 +206,7 @@ gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
     GstMemory *mem = gst_buffer_peek_memory (*buffer, i);
 
     if (gst_is_pinned_memory (mem))
-      gst_pinned_memory_wait ((GstPinnedMemory *) mem, GST_MAP_WRITE, NULL);
+      gst_pinned_memory_wait_for_reuse ((GstPinnedMemory *) mem);
   }
 
   return GST_FLOW_OK;

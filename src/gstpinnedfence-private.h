@@ -16,6 +16,13 @@
 
 G_BEGIN_DECLS
 
+G_GNUC_INTERNAL
+GstPinnedFenceTrack *gst_pinned_fence_track_new     (void);
+
+/* The stream goes; the track lives on while fences of it do. */
+G_GNUC_INTERNAL
+void                 gst_pinned_fence_track_close   (GstPinnedFenceTrack * track);
+
 /* The id of the stream the fence was recorded on (see
  * gst_pinned_stream_get_id()). */
 G_GNUC_INTERNAL
@@ -27,6 +34,13 @@ guint64              gst_pinned_fence_get_stream_id (GstPinnedFence * fence);
 G_GNUC_INTERNAL
 gboolean             gst_pinned_fence_query         (GstPinnedFence * fence,
                                                      gboolean * signaled,
+                                                     GError ** error);
+
+/* gst_pinned_fence_wait() for a pool's gate: the caller is about to reuse
+ * memory that @fence's work still touches, and waits for more than
+ * @fence when it must wait at all (see gstpinnedfence.c). */
+G_GNUC_INTERNAL
+gboolean             gst_pinned_fence_wait_gate     (GstPinnedFence * fence,
                                                      GError ** error);
 
 /* How often the calling thread waited on the host for a fence so far, and

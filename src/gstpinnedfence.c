@@ -21,6 +21,13 @@
  * Fences are recycled: when the last reference goes, the event returns to
  * its device's pool and is recorded again later, so steady-state streaming
  * creates no events.
+ *
+ * A stream runs its work in order, so a fence seen done vouches for the
+ * stream's earlier fences: each stream keeps a track of its fences'
+ * numbers and of how far its work is known done, and a fence behind that
+ * point needs no driver call at all. A failure on the device is sticky (every
+ * later question answers it), so a later fence's success also means that
+ * the earlier work succeeded.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -28,6 +35,8 @@
 #endif
 
 #include "gstpinnedfence-private.h"
+
+#include <string.h>
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_fence_debug, "pinnedfence",
     "gst-pinned fences");
@@ -49,6 +58,29 @@ typedef struct
   guint n_created;
 } FencePool;
 
+/* How far a stream's work is known done. The stream makes it; its fences
+ * hold references, so that it outlives the stream while they live. */
+#define TRACK_RECENT 8
+
+struct _GstPinnedFenceTrack
+{
+  gint refcount;
+
+  /* Held across the record, so that the numbers follow the stream's order
+   * even where several threads record on one stream. */
+  GMutex lock;
+  guint64 last_seq;
+  /* The last TRACK_RECENT fences, by seq % TRACK_RECENT: a gate can wait
+   * for one further ahead (gst_pinned_fence_wait_gate()). */
+  GstPinnedFence *recent[TRACK_RECENT];
+
+  /* Atomic: every fence up to this number has finished, without error. */
+  guint64 done;
+  /* Atomic: how long the last gate wait on this stream took (ns), to
+   * sleep about as long before the next question. */
+  guint64 gate_wait_ns;
+};
+
 struct _GstPinnedFence
 {
   GstMiniObject parent;
@@ -59,6 +91,9 @@ struct _GstPinnedFence
    * supersedes this one, as a stream runs its work in order. */
   gpointer stream;
   guint64 stream_id;
+  /* The stream's track, referenced, and the fence's number on it. */
+  GstPinnedFenceTrack *track;
+  guint64 seq;
   /* Held while the fence is in use; NULL while it waits in the pool. */
   FencePool *pool;
   /* The next pooled fence, while this one waits in the pool. */
@@ -94,6 +129,87 @@ fence_pool_unref (FencePool * pool)
   g_free (pool);
 }
 
+static inline GstPinnedFenceTrack *
+track_ref (GstPinnedFenceTrack * track)
+{
+  g_atomic_int_inc (&track->refcount);
+  return track;
+}
+
+static void
+gst_pinned_fence_track_unref (GstPinnedFenceTrack * track)
+{
+  if (!g_atomic_int_dec_and_test (&track->refcount))
+    return;
+
+  g_mutex_clear (&track->lock);
+  g_free (track);
+}
+
+GstPinnedFenceTrack *
+gst_pinned_fence_track_new (void)
+{
+  GstPinnedFenceTrack *track = g_new0 (GstPinnedFenceTrack, 1);
+
+  track->refcount = 1;
+  g_mutex_init (&track->lock);
+  return track;
+}
+
+/* The stream goes: its recent fences go back to their pool when their
+ * other holders let go, the track when the last fence does. */
+void
+gst_pinned_fence_track_close (GstPinnedFenceTrack * track)
+{
+  GstPinnedFence *recent[TRACK_RECENT];
+  guint i;
+
+  g_mutex_lock (&track->lock);
+  memcpy (recent, track->recent, sizeof (recent));
+  memset (track->recent, 0, sizeof (track->recent));
+  g_mutex_unlock (&track->lock);
+
+  for (i = 0; i < TRACK_RECENT; i++) {
+    if (recent[i])
+      gst_mini_object_unref (GST_MINI_OBJECT_CAST (recent[i]));
+  }
+  gst_pinned_fence_track_unref (track);
+}
+
+/* Work up to @seq finished without error. */
+static void
+track_set_done (GstPinnedFenceTrack * track, guint64 seq)
+{
+  guint64 done = __atomic_load_n (&track->done, __ATOMIC_RELAXED);
+
+  while (done < seq && !__atomic_compare_exchange_n (&track->done, &done,
+          seq, TRUE, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+/* The host saw @fence's work done, without error. */
+static void
+fence_set_signaled (GstPinnedFence * fence)
+{
+  g_atomic_int_set (&fence->signaled, 1);
+  if (fence->track)
+    track_set_done (fence->track, fence->seq);
+}
+
+/* Whether the host knows that @fence's work finished without error: it
+ * saw that, or saw a later fence of the stream finish. No driver call. */
+static inline gboolean
+fence_known_done (GstPinnedFence * fence)
+{
+  if (g_atomic_int_get (&fence->signaled))
+    return TRUE;
+  if (fence->track && fence->seq <=
+      __atomic_load_n (&fence->track->done, __ATOMIC_ACQUIRE)) {
+    g_atomic_int_set (&fence->signaled, 1);
+    return TRUE;
+  }
+  return FALSE;
+}
+
 static gboolean
 gst_pinned_fence_dispose (GstPinnedFence * fence)
 {
@@ -103,6 +219,11 @@ gst_pinned_fence_dispose (GstPinnedFence * fence)
   fence->pool = NULL;
   fence->stream = NULL;
   fence->stream_id = 0;
+  fence->seq = 0;
+  if (fence->track) {
+    gst_pinned_fence_track_unref (fence->track);
+    fence->track = NULL;
+  }
   if (pool == NULL)
     return TRUE;
 
@@ -276,7 +397,8 @@ GstPinnedFence *
 gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
 {
   GstPinnedContext *context;
-  GstPinnedFence *fence;
+  GstPinnedFenceTrack *track;
+  GstPinnedFence *fence, *old = NULL;
   gboolean ok;
 
   g_return_val_if_fail (stream != NULL, NULL);
@@ -284,6 +406,7 @@ gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
   ensure_debug_category ();
 
   context = gst_pinned_stream_get_context (stream);
+  track = gst_pinned_stream_get_track (stream);
   fence = fence_acquire (context, error);
   if (fence == NULL)
     return NULL;
@@ -292,18 +415,32 @@ gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
     gst_pinned_fence_unref (fence);
     return NULL;
   }
+  g_mutex_lock (&track->lock);
   ok = gst_pinned_cuda_result (cudaEventRecord (fence->event,
           gst_pinned_stream_get_cuda_stream (stream)), error);
+  if (ok) {
+    guint slot;
+
+    fence->stream = gst_pinned_stream_get_handle (stream);
+    fence->stream_id = gst_pinned_stream_get_id (stream);
+    fence->track = track_ref (track);
+    fence->seq = ++track->last_seq;
+    g_atomic_int_set (&fence->signaled, 0);
+
+    slot = fence->seq % TRACK_RECENT;
+    old = track->recent[slot];
+    track->recent[slot] = gst_pinned_fence_ref (fence);
+  }
+  g_mutex_unlock (&track->lock);
   gst_pinned_context_pop (context);
 
+  if (old)
+    gst_pinned_fence_unref (old);
   if (!ok) {
     gst_pinned_fence_unref (fence);
     return NULL;
   }
 
-  fence->stream = gst_pinned_stream_get_handle (stream);
-  fence->stream_id = gst_pinned_stream_get_id (stream);
-  g_atomic_int_set (&fence->signaled, 0);
   return fence;
 }
 
@@ -311,6 +448,18 @@ guint64
 gst_pinned_fence_get_stream_id (GstPinnedFence * fence)
 {
   return fence->stream_id;
+}
+
+/* @result of a question that found the work finished: remembered when it
+ * succeeded, else reported (failed work must keep failing its users). */
+static gboolean
+fence_finished (GstPinnedFence * fence, cudaError_t result, GError ** error)
+{
+  if (!_gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
+          __FILE__, GST_FUNCTION, __LINE__, error))
+    return FALSE;
+  fence_set_signaled (fence);
+  return TRUE;
 }
 
 gboolean
@@ -321,7 +470,7 @@ gst_pinned_fence_query (GstPinnedFence * fence, gboolean * signaled,
 
   ensure_debug_category ();
 
-  if (g_atomic_int_get (&fence->signaled)) {
+  if (fence_known_done (fence)) {
     *signaled = TRUE;
     return TRUE;
   }
@@ -330,11 +479,7 @@ gst_pinned_fence_query (GstPinnedFence * fence, gboolean * signaled,
   *signaled = result != cudaErrorNotReady;
   if (result == cudaErrorNotReady)
     return TRUE;
-  /* Only success is remembered: failed work must keep failing its users. */
-  if (result == cudaSuccess)
-    g_atomic_int_set (&fence->signaled, 1);
-  return _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
-      __FILE__, GST_FUNCTION, __LINE__, error);
+  return fence_finished (fence, result, error);
 }
 
 /**
@@ -363,6 +508,43 @@ gst_pinned_fence_is_signaled (GstPinnedFence * fence)
   return signaled;
 }
 
+/* Sleeps and asks until @fence's running work is done. A question about
+ * running work costs the host microseconds (more than one about finished
+ * work), so each comes after a sleep: @first_us, then 2 us, doubling up to
+ * 64 us. Counts one host wait, and its length in *@waited_ns. */
+static gboolean
+wait_running (GstPinnedFence * fence, gulong first_us, guint64 * waited_ns,
+    GError ** error)
+{
+  GstClockTime start, waited;
+  cudaError_t result;
+  gboolean ok;
+
+  GST_TRACE ("host wait on event %p", fence->event);
+  start = gst_util_get_timestamp ();
+  if (wait_mode () == WAIT_POLL) {
+    gulong step = POLL_FIRST_US, sleep_us = MAX (first_us, POLL_FIRST_US);
+
+    do {
+      g_usleep (sleep_us);
+      step = MIN (step * 2, POLL_MAX_US);
+      sleep_us = step;
+    } while ((result = cudaEventQuery (fence->event)) == cudaErrorNotReady);
+    ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
+        __FILE__, GST_FUNCTION, __LINE__, error);
+  } else {
+    ok = gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error);
+  }
+  waited = gst_util_get_timestamp () - start;
+  thread_waits++;
+  thread_wait_ns += waited;
+  if (waited_ns)
+    *waited_ns = waited;
+  if (ok)
+    fence_set_signaled (fence);
+  return ok;
+}
+
 /**
  * gst_pinned_fence_wait:
  * @fence: a #GstPinnedFence
@@ -378,47 +560,93 @@ gst_pinned_fence_is_signaled (GstPinnedFence * fence)
 gboolean
 gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
 {
-  GstClockTime start;
   cudaError_t result;
-  gboolean ok;
 
   g_return_val_if_fail (fence != NULL, FALSE);
 
   ensure_debug_category ();
 
-  if (g_atomic_int_get (&fence->signaled))
+  if (fence_known_done (fence))
     return TRUE;
   /* Finished work: one question, and no wait. */
-  if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady) {
-    ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
-        __FILE__, GST_FUNCTION, __LINE__, error);
-    if (ok)
-      g_atomic_int_set (&fence->signaled, 1);
-    return ok;
-  }
+  if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady)
+    return fence_finished (fence, result, error);
 
-  GST_TRACE ("host wait on event %p", fence->event);
-  start = gst_util_get_timestamp ();
-  if (wait_mode () == WAIT_POLL) {
-    gulong sleep_us = POLL_FIRST_US;
+  return wait_running (fence, POLL_FIRST_US, NULL, error);
+}
 
-    /* Running work: each question costs the host microseconds (more than
-     * one about finished work), so sleep before the next. */
-    do {
-      g_usleep (sleep_us);
-      sleep_us = MIN (sleep_us * 2, POLL_MAX_US);
-    } while ((result = cudaEventQuery (fence->event)) == cudaErrorNotReady);
-    ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
-        __FILE__, GST_FUNCTION, __LINE__, error);
-  } else {
-    ok = gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error);
+/* How many of a stream's newest fences a gate leaves running: the GPU's
+ * work queued when the host goes on (GST_PINNED_GATE_LEAVE, for
+ * measurements). */
+#define DEFAULT_GATE_LEAVE 2
+#define GATE_FIRST_MAX_US 4000
+
+static guint
+gate_leave (void)
+{
+  static gsize leave = 0;
+
+  if (g_once_init_enter (&leave)) {
+    const gchar *env = g_getenv ("GST_PINNED_GATE_LEAVE");
+    gsize n = env ? g_ascii_strtoull (env, NULL, 10) : DEFAULT_GATE_LEAVE;
+
+    g_once_init_leave (&leave, MIN (n, TRACK_RECENT) + 1);
   }
-  thread_waits++;
-  thread_wait_ns += gst_util_get_timestamp () - start;
-  if (!ok)
-    return FALSE;
-  g_atomic_int_set (&fence->signaled, 1);
-  return TRUE;
+  return (guint) leave - 1;
+}
+
+/* The fence of @track that a gate waiting for @fence waits for instead:
+ * the newest but gate_leave(), when that is later than @fence. */
+static GstPinnedFence *
+gate_target (GstPinnedFenceTrack * track, GstPinnedFence * fence)
+{
+  GstPinnedFence *target = NULL;
+  guint leave = gate_leave ();
+
+  if (leave >= TRACK_RECENT)
+    return NULL;
+
+  g_mutex_lock (&track->lock);
+  if (track->last_seq > fence->seq + leave) {
+    target = track->recent[(track->last_seq - leave) % TRACK_RECENT];
+    if (target)
+      gst_pinned_fence_ref (target);
+  }
+  g_mutex_unlock (&track->lock);
+
+  return target;
+}
+
+gboolean
+gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
+{
+  GstPinnedFenceTrack *track = fence->track;
+  GstPinnedFence *target;
+  cudaError_t result;
+  guint64 last_ns, waited_ns;
+  gboolean ok;
+
+  ensure_debug_category ();
+
+  if (fence_known_done (fence))
+    return TRUE;
+  if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady)
+    return fence_finished (fence, result, error);
+  if (track == NULL || (target = gate_target (track, fence)) == NULL)
+    return wait_running (fence, POLL_FIRST_US, NULL, error);
+
+  /* Such waits take about as long each time: sleep most of the last one's
+   * length before the first question. */
+  last_ns = __atomic_load_n (&track->gate_wait_ns, __ATOMIC_RELAXED);
+  ok = wait_running (target, CLAMP (last_ns / 1000 * 3 / 4, POLL_FIRST_US,
+          GATE_FIRST_MAX_US), &waited_ns, NULL);
+  __atomic_store_n (&track->gate_wait_ns, waited_ns, __ATOMIC_RELAXED);
+  gst_pinned_fence_unref (target);
+
+  /* The later fence's success vouches for @fence; after a failure @fence
+   * gives its own answer. */
+  return (ok && fence_known_done (fence)) ||
+      gst_pinned_fence_wait (fence, error);
 }
 
 void
@@ -453,7 +681,7 @@ gst_pinned_fence_wait_on_stream (GstPinnedFence * fence,
   /* Work already ordered on the same stream, or seen done, needs no
    * wait. */
   if (fence->stream_id == gst_pinned_stream_get_id (stream) ||
-      g_atomic_int_get (&fence->signaled))
+      fence_known_done (fence))
     return TRUE;
 
   return gst_pinned_cuda_result (cudaStreamWaitEvent

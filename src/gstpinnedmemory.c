@@ -38,7 +38,7 @@
 #endif
 
 #include "gstpinnedfence-private.h"
-#include "gst/pinned/gstpinnedmemory.h"
+#include "gstpinnedmemory-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_memory_debug);
 #define GST_CAT_DEFAULT gst_pinned_memory_debug
@@ -236,38 +236,21 @@ gst_pinned_memory_add_fence (GstPinnedMemory * mem, GstPinnedFence * fence,
   g_mutex_unlock (&priv->lock);
 }
 
-/**
- * gst_pinned_memory_wait:
- * @mem: a #GstPinnedMemory
- * @access: the CPU access to wait for: %GST_MAP_READ waits for the writer,
- *   %GST_MAP_WRITE for the writer and the readers
- * @error: (out) (optional): where to describe a failure
- *
- * Blocks until the CPU may access @mem as @access says. Mapping does this
- * by itself; this is for code that holds a pointer across maps.
- *
- * Returns: %TRUE on success; %FALSE only for a read (@access with
- *   %GST_MAP_READ) of what GPU work that failed on the device should have
- *   written. A write alone does not care what failed work did.
- *
- * Since: 0.1
- */
-gboolean
-gst_pinned_memory_wait (GstPinnedMemory * mem, GstMapFlags access,
+static gboolean
+memory_wait (GstPinnedMemory * mem, GstMapFlags access, gboolean gate,
     GError ** error)
 {
   FenceList list;
   gboolean ret = TRUE;
   guint i;
 
-  g_return_val_if_fail (gst_is_pinned_memory (GST_MEMORY_CAST (mem)), FALSE);
-
   collect_fences (mem, access, &list);
   for (i = 0; i < list.n && ret; i++) {
     GError *failure = NULL;
 
     /* Finished work costs no wait (and no second question). */
-    if (gst_pinned_fence_wait (list.fences[i], &failure))
+    if (gate ? gst_pinned_fence_wait_gate (list.fences[i], &failure) :
+        gst_pinned_fence_wait (list.fences[i], &failure))
       continue;
 
     /* Failed work (a device error: it will never run). Reading what the
@@ -289,6 +272,37 @@ gst_pinned_memory_wait (GstPinnedMemory * mem, GstMapFlags access,
   fence_list_clear (&list);
 
   return ret;
+}
+
+/**
+ * gst_pinned_memory_wait:
+ * @mem: a #GstPinnedMemory
+ * @access: the CPU access to wait for: %GST_MAP_READ waits for the writer,
+ *   %GST_MAP_WRITE for the writer and the readers
+ * @error: (out) (optional): where to describe a failure
+ *
+ * Blocks until the CPU may access @mem as @access says. Mapping does this
+ * by itself; this is for code that holds a pointer across maps.
+ *
+ * Returns: %TRUE on success; %FALSE only for a read (@access with
+ *   %GST_MAP_READ) of what GPU work that failed on the device should have
+ *   written. A write alone does not care what failed work did.
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_memory_wait (GstPinnedMemory * mem, GstMapFlags access,
+    GError ** error)
+{
+  g_return_val_if_fail (gst_is_pinned_memory (GST_MEMORY_CAST (mem)), FALSE);
+
+  return memory_wait (mem, access, FALSE, error);
+}
+
+void
+gst_pinned_memory_wait_for_reuse (GstPinnedMemory * mem)
+{
+  memory_wait (mem, GST_MAP_WRITE, TRUE, NULL);
 }
 
 /**

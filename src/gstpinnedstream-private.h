@@ -28,4 +28,11 @@ GstPinnedStream *    gst_pinned_stream_get_shared  (GstPinnedContext * context,
 G_GNUC_INTERNAL
 guint64              gst_pinned_stream_get_id      (GstPinnedStream * stream);
 
+/* What a stream knows of its fences: their order and how far its work is
+ * known done (gstpinnedfence.c). Each stream has one. */
+typedef struct _GstPinnedFenceTrack GstPinnedFenceTrack;
+
+G_GNUC_INTERNAL
+GstPinnedFenceTrack *gst_pinned_stream_get_track   (GstPinnedStream * stream);
+
 G_END_DECLS

@@ -21,7 +21,7 @@
 #include "config.h"
 #endif
 
-#include "gstpinnedstream-private.h"
+#include "gstpinnedfence-private.h"
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_stream_debug, "pinnedstream",
     "gst-pinned CUDA streams");
@@ -34,6 +34,7 @@ struct _GstPinnedStream
   GstPinnedContext *context;
   cudaStream_t handle;
   guint64 id;
+  GstPinnedFenceTrack *track;
   /* A wrapped stream belongs to its creator, who destroys it. */
   gboolean wrapped;
 };
@@ -50,6 +51,7 @@ gst_pinned_stream_free (GstPinnedStream * stream)
     gst_pinned_cuda_result (cudaStreamDestroy (stream->handle), NULL);
     gst_pinned_context_pop (stream->context);
   }
+  gst_pinned_fence_track_close (stream->track);
   gst_object_unref (stream->context);
   g_free (stream);
 }
@@ -66,6 +68,7 @@ stream_new (GstPinnedContext * context, cudaStream_t handle, gboolean wrapped)
   stream->handle = handle;
   stream->wrapped = wrapped;
   stream->id = __atomic_fetch_add (&next_stream_id, 1, __ATOMIC_RELAXED);
+  stream->track = gst_pinned_fence_track_new ();
 
   return stream;
 }
@@ -177,6 +180,12 @@ guint64
 gst_pinned_stream_get_id (GstPinnedStream * stream)
 {
   return stream->id;
+}
+
+GstPinnedFenceTrack *
+gst_pinned_stream_get_track (GstPinnedStream * stream)
+{
+  return stream->track;
 }
 
 /**

@@ -44,9 +44,11 @@ GST_START_TEST (test_fences_are_recycled)
     fail_unless (gst_pinned_fence_is_signaled (fence));
     gst_pinned_fence_unref (fence);
   }
+  /* One event per fence in use: the one waited on, and the stream's track
+   * of its 8 newest fences. */
   if (pinned_test_is_fake ())
     fail_unless (pinned_test_call_count ("cudaEventCreateWithFlags") -
-        created <= 1);
+        created <= 9);
 
   gst_pinned_stream_unref (stream);
   gst_object_unref (ctx);
@@ -121,6 +123,116 @@ GST_START_TEST (test_same_stream_needs_no_wait)
   gst_pinned_stream_unref (a);
   gst_pinned_stream_unref (b);
   gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
+/* A stream runs its work in order: once a later fence of a stream is seen
+ * done, an earlier one is known done without a question to the driver.
+ * Control: a fence of another stream, still held back, is asked about and
+ * is not done. */
+GST_START_TEST (test_later_fence_vouches_for_earlier)
+{
+  GstPinnedContext *ctx = open_context ();
+  GstPinnedStream *a = gst_pinned_stream_new (ctx, NULL);
+  GstPinnedStream *b = gst_pinned_stream_new (ctx, NULL);
+  GstPinnedFence *early, *later, *other;
+  guint64 queries;
+
+  pinned_test_delay_stream (a, DELAY_MS);
+  early = gst_pinned_stream_record_fence (a, NULL);
+  pinned_test_delay_stream (a, DELAY_MS);
+  later = gst_pinned_stream_record_fence (a, NULL);
+  pinned_test_delay_stream (b, 4 * DELAY_MS);
+  other = gst_pinned_stream_record_fence (b, NULL);
+
+  fail_unless (gst_pinned_fence_wait (later, NULL));
+  queries = pinned_test_call_count ("cudaEventQuery");
+  fail_unless (gst_pinned_fence_is_signaled (early));
+  fail_unless (gst_pinned_fence_wait (early, NULL));
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_call_count ("cudaEventQuery"), queries);
+
+  fail_if (gst_pinned_fence_is_signaled (other));
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_call_count ("cudaEventQuery"),
+        queries + 1);
+  fail_unless (gst_pinned_fence_wait (other, NULL));
+
+  gst_pinned_fence_unref (early);
+  gst_pinned_fence_unref (later);
+  gst_pinned_fence_unref (other);
+  gst_pinned_stream_unref (a);
+  gst_pinned_stream_unref (b);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
+/* Backpressure at the page-locked pool: its oldest buffer's copy still
+ * runs. The gate then waits until all but the stream's two newest copies
+ * are done, so that the next buffers come without a question to the
+ * driver; every buffer it hands out is idle. */
+GST_START_TEST (test_pool_gate_waits_ahead)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstCaps *caps;
+  GstBuffer *bufs[6], *dev;
+  guint64 queries;
+  guint i;
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+  caps = gst_video_info_to_caps (&info);
+  pool = gst_pinned_host_buffer_pool_new (d.ctx);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size,
+      G_N_ELEMENTS (bufs), G_N_ELEMENTS (bufs));
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  dev = gst_buffer_new_allocate (d.device, info.size, NULL);
+
+  /* Six copies, one behind the other, each after a pause. */
+  for (i = 0; i < G_N_ELEMENTS (bufs); i++) {
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &bufs[i],
+            NULL), GST_FLOW_OK);
+    pinned_test_fill_frame (bufs[i], &info, i);
+    pinned_test_delay_stream (d.stream, DELAY_MS / 4);
+    fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, bufs[i],
+            dev, NULL));
+  }
+  for (i = 0; i < G_N_ELEMENTS (bufs); i++)
+    gst_buffer_unref (bufs[i]);
+
+  /* The oldest comes back after its copy, and the two after it ... */
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &bufs[0],
+          NULL), GST_FLOW_OK);
+  fail_unless (gst_pinned_buffer_is_idle (bufs[0], GST_MAP_READWRITE));
+  queries = pinned_test_call_count ("cudaEventQuery");
+  /* ... and the next three without a question. */
+  for (i = 1; i < 4; i++) {
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &bufs[i],
+            NULL), GST_FLOW_OK);
+    fail_unless (gst_pinned_buffer_is_idle (bufs[i], GST_MAP_READWRITE));
+  }
+  if (pinned_test_is_fake ())
+    fail_unless_equals_int (pinned_test_call_count ("cudaEventQuery"), queries);
+  for (i = 4; i < G_N_ELEMENTS (bufs); i++) {
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &bufs[i],
+            NULL), GST_FLOW_OK);
+    fail_unless (gst_pinned_buffer_is_idle (bufs[i], GST_MAP_READWRITE));
+  }
+
+  for (i = 0; i < G_N_ELEMENTS (bufs); i++)
+    gst_buffer_unref (bufs[i]);
+  gst_buffer_unref (dev);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  pinned_test_device_clear (&d);
 }
 
 GST_END_TEST;
@@ -943,6 +1055,8 @@ memory_suite (void)
   tcase_add_test (tc, test_fences_are_recycled);
   tcase_add_test (tc, test_fence_orders_streams);
   tcase_add_test (tc, test_same_stream_needs_no_wait);
+  tcase_add_test (tc, test_later_fence_vouches_for_earlier);
+  tcase_add_test (tc, test_pool_gate_waits_ahead);
   tcase_add_test (tc, test_fence_of_a_destroyed_stream);
   tcase_add_test (tc, test_fence_event_flags);
   tcase_add_test (tc, test_fences_on_the_context_device);

@@ -1,0 +1,26 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Library-internal calls of GstPinnedMemory. */
+
+#pragma once
+
+#include "gstpinned-private.h"
+#include "gst/pinned/gstpinnedmemory.h"
+
+G_BEGIN_DECLS
+
+/* A pool's gate: gst_pinned_memory_wait() for %GST_MAP_WRITE by one about
+ * to reuse @mem, which under backpressure waits past @mem's own fences, so
+ * that the next buffers of the pool are free without a wait (see
+ * gst_pinned_fence_wait_gate()). Failed work does not matter to it. */
+G_GNUC_INTERNAL
+void                 gst_pinned_memory_wait_for_reuse (GstPinnedMemory * mem);
+
+G_END_DECLS
