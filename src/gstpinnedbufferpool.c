@@ -30,8 +30,8 @@
  * acquirer may write it with the CPU. It takes the least recently released
  * buffer, so it waits only when every buffer is still in flight, which is
  * the pipeline's natural backpressure. Such a wait then lasts until all but
- * the two newest copies of that stream are done, so that the next buffers
- * are free without one (a question about running work costs the host
+ * the newest copy of that stream are done, so that the next buffers are
+ * free without one (a question about running work costs the host
  * microseconds) and the device still has work queued. An acquirer that
  * writes with the GPU only passes
  * %GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE and does not wait. The device pool hands buffers out at

@@ -37,6 +37,9 @@
 #include "gstpinnedfence-private.h"
 
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_fence_debug, "pinnedfence",
     "gst-pinned fences");
@@ -76,9 +79,9 @@ struct _GstPinnedFenceTrack
 
   /* Atomic: every fence up to this number has finished, without error. */
   guint64 done;
-  /* Atomic: how long the last gate wait on this stream took (ns), to
-   * sleep about as long before the next question. */
-  guint64 gate_wait_ns;
+  /* Atomic: how long a gate waiting on this stream sleeps before its first
+   * question (us), learnt from how the last such questions came out. */
+  guint64 gate_sleep_us;
 };
 
 struct _GstPinnedFence
@@ -508,38 +511,76 @@ gst_pinned_fence_is_signaled (GstPinnedFence * fence)
   return signaled;
 }
 
+/* A sleep of 2 us takes 50 to 60 us where the thread's timer slack is the
+ * kernel's default (50 us), about a frame's copy at 1080p: a gate that
+ * means to wake right after the copy it waits for sleeps with a slack of
+ * 1 us, and restores the thread's own afterwards. */
+#define PRECISE_SLACK_NS 1000
+
+typedef struct
+{
+  glong saved;
+} Slack;
+
+static void
+slack_tighten (Slack * slack)
+{
+#ifdef PR_SET_TIMERSLACK
+  slack->saved = prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  if (slack->saved > PRECISE_SLACK_NS)
+    prctl (PR_SET_TIMERSLACK, (unsigned long) PRECISE_SLACK_NS, 0, 0, 0);
+#endif
+}
+
+static void
+slack_restore (Slack * slack)
+{
+#ifdef PR_SET_TIMERSLACK
+  if (slack->saved > PRECISE_SLACK_NS)
+    prctl (PR_SET_TIMERSLACK, (unsigned long) slack->saved, 0, 0, 0);
+#endif
+}
+
 /* Sleeps and asks until @fence's running work is done. A question about
  * running work costs the host microseconds (more than one about finished
- * work), so each comes after a sleep: @first_us, then 2 us, doubling up to
- * 64 us. Counts one host wait, and its length in *@waited_ns. */
+ * work), so each comes after a sleep: @first_us, then @step_us, doubling
+ * up to 64 us; @precise sleeps with a tight timer slack. Counts one host
+ * wait, and in *@questions how many questions it asked. */
 static gboolean
-wait_running (GstPinnedFence * fence, gulong first_us, guint64 * waited_ns,
-    GError ** error)
+wait_running (GstPinnedFence * fence, gulong first_us, gulong step_us,
+    gboolean precise, guint * questions, GError ** error)
 {
-  GstClockTime start, waited;
+  GstClockTime start;
   cudaError_t result;
   gboolean ok;
+  guint n = 0;
 
   GST_TRACE ("host wait on event %p", fence->event);
   start = gst_util_get_timestamp ();
   if (wait_mode () == WAIT_POLL) {
-    gulong step = POLL_FIRST_US, sleep_us = MAX (first_us, POLL_FIRST_US);
+    gulong sleep_us = MAX (first_us, POLL_FIRST_US);
+    Slack slack;
 
+    if (precise)
+      slack_tighten (&slack);
     do {
       g_usleep (sleep_us);
-      step = MIN (step * 2, POLL_MAX_US);
-      sleep_us = step;
+      sleep_us = step_us;
+      step_us = MIN (step_us * 2, POLL_MAX_US);
+      n++;
     } while ((result = cudaEventQuery (fence->event)) == cudaErrorNotReady);
+    if (precise)
+      slack_restore (&slack);
     ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
         __FILE__, GST_FUNCTION, __LINE__, error);
   } else {
     ok = gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error);
+    n = 1;
   }
-  waited = gst_util_get_timestamp () - start;
   thread_waits++;
-  thread_wait_ns += waited;
-  if (waited_ns)
-    *waited_ns = waited;
+  thread_wait_ns += gst_util_get_timestamp () - start;
+  if (questions)
+    *questions = n;
   if (ok)
     fence_set_signaled (fence);
   return ok;
@@ -572,13 +613,16 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
   if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady)
     return fence_finished (fence, result, error);
 
-  return wait_running (fence, POLL_FIRST_US, NULL, error);
+  return wait_running (fence, POLL_FIRST_US, 2 * POLL_FIRST_US, FALSE, NULL,
+      error);
 }
 
 /* How many of a stream's newest fences a gate leaves running: the GPU's
- * work queued when the host goes on (GST_PINNED_GATE_LEAVE, for
- * measurements). */
-#define DEFAULT_GATE_LEAVE 2
+ * work queued when the host goes on. One: a copy of a 1080p frame lasts
+ * about 60 us, more than the gate's wake-up and the next frame's work
+ * take, and leaving two saved the host less (docs/performance.md).
+ * GST_PINNED_GATE_LEAVE sets it, for measurements. */
+#define DEFAULT_GATE_LEAVE 1
 #define GATE_FIRST_MAX_US 4000
 
 static guint
@@ -623,7 +667,8 @@ gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
   GstPinnedFenceTrack *track = fence->track;
   GstPinnedFence *target;
   cudaError_t result;
-  guint64 last_ns, waited_ns;
+  guint64 sleep_us;
+  guint questions;
   gboolean ok;
 
   ensure_debug_category ();
@@ -633,14 +678,20 @@ gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
   if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady)
     return fence_finished (fence, result, error);
   if (track == NULL || (target = gate_target (track, fence)) == NULL)
-    return wait_running (fence, POLL_FIRST_US, NULL, error);
+    return wait_running (fence, POLL_FIRST_US, 2 * POLL_FIRST_US, FALSE,
+        NULL, error);
 
-  /* Such waits take about as long each time: sleep most of the last one's
-   * length before the first question. */
-  last_ns = __atomic_load_n (&track->gate_wait_ns, __ATOMIC_RELAXED);
-  ok = wait_running (target, CLAMP (last_ns / 1000 * 3 / 4, POLL_FIRST_US,
-          GATE_FIRST_MAX_US), &waited_ns, NULL);
-  __atomic_store_n (&track->gate_wait_ns, waited_ns, __ATOMIC_RELAXED);
+  /* Under steady backpressure such waits last about as long each time.
+   * The first sleep follows how its question came out: shorter after
+   * finished work (the sleep may have been too long), longer after
+   * running work (a question more, microseconds). */
+  sleep_us = __atomic_load_n (&track->gate_sleep_us, __ATOMIC_RELAXED);
+  sleep_us = CLAMP (sleep_us, POLL_FIRST_US, GATE_FIRST_MAX_US);
+  ok = wait_running (target, sleep_us, MAX (POLL_FIRST_US, sleep_us / 8),
+      TRUE, &questions, NULL);
+  sleep_us = questions == 1 ? sleep_us - sleep_us / 8 :
+      sleep_us + MAX (sleep_us / 16, POLL_FIRST_US);
+  __atomic_store_n (&track->gate_sleep_us, sleep_us, __ATOMIC_RELAXED);
   gst_pinned_fence_unref (target);
 
   /* The later fence's success vouches for @fence; after a failure @fence
