@@ -32,12 +32,13 @@
  * the pipeline's natural backpressure. Such a wait then lasts until all but
  * the newest copy of that stream are done, so that the next buffers are
  * free without one (a question about running work costs the host
- * microseconds) and the device still has work queued. An acquirer that
- * writes with the GPU only passes
- * %GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE and does not wait. The device pool hands buffers out at
- * once: the next GPU writer orders itself after the previous readers on
- * its own stream (gst_pinned_memory_sync_stream()), and the host never
- * waits.
+ * microseconds) and the device still has work queued. The device pool
+ * hands buffers out at once: the next GPU writer orders itself after the
+ * previous readers on its own stream (gst_pinned_memory_sync_stream()),
+ * and the host never waits. (The download's own page-locked pool could do
+ * the same, but then nothing would pace a download from device memory: its
+ * copies would pile up on the stream until the driver's queue is full,
+ * where enqueueing burns the CPU.)
  */
 
 #ifdef HAVE_CONFIG_H
@@ -197,11 +198,6 @@ gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
       ->acquire_buffer (pool, buffer, params);
   if (ret != GST_FLOW_OK)
     return ret;
-
-  /* A GPU writer orders itself after the last copy on its stream. */
-  if (params && (params->flags &
-          GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE))
-    return GST_FLOW_OK;
 
   /* The acquirer may write it with the CPU: a copy must not still read it
    * (nor still write it). Mostly already done; else this is backpressure.
