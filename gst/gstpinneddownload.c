@@ -383,6 +383,41 @@ gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return GST_FLOW_OK;
 }
 
+/* Our pool's buffers are written by the copy alone, which the stream
+ * orders after their last copy: the pool need not wait for that on the
+ * host (mapping them still waits for this one). */
+static GstFlowReturn
+gst_pinned_download_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstBufferPoolAcquireParams params = {
+    .flags = GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE,
+  };
+  GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS (trans);
+  GstBufferPool *pool = NULL;
+  GstFlowReturn ret;
+
+  if (!gst_base_transform_is_passthrough (trans))
+    pool = gst_base_transform_get_buffer_pool (trans);
+  if (pool == NULL || !GST_IS_PINNED_HOST_BUFFER_POOL (pool) ||
+      !gst_buffer_pool_is_active (pool)) {
+    gst_clear_object (&pool);
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
+        (trans, inbuf, outbuf);
+  }
+
+  ret = gst_buffer_pool_acquire_buffer (pool, outbuf, &params);
+  gst_object_unref (pool);
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  if (klass->copy_metadata && !klass->copy_metadata (trans, inbuf, *outbuf))
+    GST_ELEMENT_WARNING (trans, STREAM, NOT_IMPLEMENTED,
+        ("could not copy metadata"), (NULL));
+
+  return GST_FLOW_OK;
+}
+
 static gboolean
 gst_pinned_download_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
@@ -593,6 +628,8 @@ gst_pinned_download_class_init (GstPinnedDownloadClass * klass)
       GST_DEBUG_FUNCPTR (gst_pinned_download_propose_allocation);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_pinned_download_decide_allocation);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_pinned_download_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_pinned_download_transform);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_pinned_download_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_pinned_download_stop);

@@ -32,13 +32,16 @@
  * the pipeline's natural backpressure. Such a wait then lasts until all but
  * the newest copy of that stream are done, so that the next buffers are
  * free without one (a question about running work costs the host
- * microseconds) and the device still has work queued. The device pool
- * hands buffers out at once: the next GPU writer orders itself after the
- * previous readers on its own stream (gst_pinned_memory_sync_stream()),
- * and the host never waits. (The download's own page-locked pool could do
- * the same, but then nothing would pace a download from device memory: its
- * copies would pile up on the stream until the driver's queue is full,
- * where enqueueing burns the CPU.)
+ * microseconds) and the device still has work queued.
+ *
+ * An acquirer that writes the buffer with the GPU only (pinneddownload)
+ * passes %GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE: its stream
+ * orders the copy after the buffer's last one, so the pool does not wait
+ * for that, but only keeps that stream from running more than a few copies
+ * ahead of the host, which would otherwise pile up its work until the
+ * driver's queue is full. The device pool hands buffers out at once: the
+ * next GPU writer orders itself after the previous readers on its own
+ * stream (gst_pinned_memory_sync_stream()), and the host never waits.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -199,12 +202,25 @@ gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
   if (ret != GST_FLOW_OK)
     return ret;
 
+  n = gst_buffer_n_memory (*buffer);
+
+  /* A GPU writer orders itself after the last copy on its stream. */
+  if (params && (params->flags &
+          GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE)) {
+    for (i = 0; i < n; i++) {
+      GstMemory *mem = gst_buffer_peek_memory (*buffer, i);
+
+      if (gst_is_pinned_memory (mem))
+        gst_pinned_memory_pace_writer ((GstPinnedMemory *) mem);
+    }
+    return GST_FLOW_OK;
+  }
+
   /* The acquirer may write it with the CPU: a copy must not still read it
    * (nor still write it). Mostly already done; else this is backpressure.
    * A wait for WRITE does not fail: after a device error, what failed
    * copies did no longer matters to a buffer about to be overwritten, and
    * the element whose next CUDA call meets the error reports it. */
-  n = gst_buffer_n_memory (*buffer);
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (*buffer, i);
 

@@ -43,6 +43,13 @@ G_GNUC_INTERNAL
 gboolean             gst_pinned_fence_wait_gate     (GstPinnedFence * fence,
                                                      GError ** error);
 
+/* Keeps the stream of @fence from running more than a few fences ahead of
+ * the host: waits, as a gate does, for its fence that many before its
+ * newest, unless that one is known done. */
+G_GNUC_INTERNAL
+gboolean             gst_pinned_fence_pace          (GstPinnedFence * fence,
+                                                     GError ** error);
+
 /* How often the calling thread waited on the host for a fence so far, and
  * for how long in all (ns). */
 G_GNUC_INTERNAL

@@ -63,7 +63,7 @@ typedef struct
 
 /* How far a stream's work is known done. The stream makes it; its fences
  * hold references, so that it outlives the stream while they live. */
-#define TRACK_RECENT 8
+#define TRACK_RECENT 16
 
 struct _GstPinnedFenceTrack
 {
@@ -698,6 +698,35 @@ gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
    * gives its own answer. */
   return (ok && fence_known_done (fence)) ||
       gst_pinned_fence_wait (fence, error);
+}
+
+/* How many fences a paced stream may run ahead of the host: more than a
+ * pool's buffers, so that a stream another gate paces (a download behind
+ * an upload) finds that fence long done. */
+#define PACE_AHEAD 8
+
+gboolean
+gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
+{
+  GstPinnedFenceTrack *track = fence->track;
+  GstPinnedFence *behind = NULL;
+  gboolean ok;
+
+  if (track == NULL)
+    return TRUE;
+
+  g_mutex_lock (&track->lock);
+  if (track->last_seq > PACE_AHEAD)
+    behind = track->recent[(track->last_seq - PACE_AHEAD) % TRACK_RECENT];
+  if (behind)
+    gst_pinned_fence_ref (behind);
+  g_mutex_unlock (&track->lock);
+  if (behind == NULL)
+    return TRUE;
+
+  ok = gst_pinned_fence_wait_gate (behind, error);
+  gst_pinned_fence_unref (behind);
+  return ok;
 }
 
 void

@@ -305,6 +305,17 @@ gst_pinned_memory_wait_for_reuse (GstPinnedMemory * mem)
   memory_wait (mem, GST_MAP_WRITE, TRUE, NULL);
 }
 
+void
+gst_pinned_memory_pace_writer (GstPinnedMemory * mem)
+{
+  GstPinnedFence *writer = gst_pinned_memory_get_write_fence (mem);
+
+  if (writer) {
+    gst_pinned_fence_pace (writer, NULL);
+    gst_pinned_fence_unref (writer);
+  }
+}
+
 /**
  * gst_pinned_memory_is_idle:
  * @mem: a #GstPinnedMemory

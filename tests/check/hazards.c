@@ -397,6 +397,48 @@ GST_START_TEST (test_download_unmapped_buffer_not_reused_early)
 
 GST_END_TEST;
 
+/* The download's own pool hands it a buffer whose last copy still runs
+ * without a host wait: the next copy into it is ordered behind that one on
+ * the download's stream. Both frames come out right. */
+GST_START_TEST (test_download_reuse_is_stream_ordered)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_roundtrip (&info, 1);
+  GstBuffer *in1, *in2, *out1, *out2;
+  GstStructure *stats = NULL;
+  guint64 waits = 0;
+  guint8 *reused;
+
+  in1 = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in1, &info, 81);
+  in2 = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in2, &info, 82);
+
+  pinned_test_delay_stream (stream_of (h->element, "pinneddownload"), DELAY_MS);
+  out1 = pinned_test_push_and_pull (h, gst_buffer_ref (in1));
+  reused = raw_pointer (out1);
+  /* Released unread; handed out again at once, its copy still held back. */
+  gst_buffer_unref (out1);
+  out2 = pinned_test_push_and_pull (h, gst_buffer_ref (in2));
+  fail_unless (raw_pointer (out2) == reused);
+  fail_if (gst_pinned_buffer_is_idle (out2, GST_MAP_READ),
+      "the download waited for the copy before it on the host");
+
+  fail_unless (pinned_test_frames_equal (in2, out2, &info));
+  g_object_get (pinned_test_get_transform (h->element, "pinneddownload"),
+      "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "host-waits", &waits));
+  fail_unless_equals_uint64 (waits, 0);
+
+  gst_structure_free (stats);
+  gst_buffer_unref (out2);
+  gst_buffer_unref (in1);
+  gst_buffer_unref (in2);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Control: the buffer's bytes at its release, as a pool that did not
  * wait would hand them out, are not the frame yet. */
 GST_START_TEST (test_download_reuse_without_wait_sees_no_frame)
@@ -733,6 +775,7 @@ hazards_suite (void)
   tcase_add_test (tc, test_download_map_waits_for_copy);
   tcase_add_test (tc, test_download_map_waits_for_copy_itself);
   tcase_add_test (tc, test_download_unmapped_buffer_not_reused_early);
+  tcase_add_test (tc, test_download_reuse_is_stream_ordered);
   tcase_add_test (tc, test_download_reuse_without_wait_sees_no_frame);
   tcase_add_test (tc, test_device_reuse_is_stream_ordered);
   tcase_add_test (tc, test_device_write_without_reader_wait_corrupts);

@@ -45,10 +45,10 @@ GST_START_TEST (test_fences_are_recycled)
     gst_pinned_fence_unref (fence);
   }
   /* One event per fence in use: the one waited on, and the stream's track
-   * of its 8 newest fences. */
+   * of its 16 newest fences. */
   if (pinned_test_is_fake ())
     fail_unless (pinned_test_call_count ("cudaEventCreateWithFlags") -
-        created <= 9);
+        created <= 17);
 
   gst_pinned_stream_unref (stream);
   gst_object_unref (ctx);
@@ -231,6 +231,75 @@ GST_START_TEST (test_pool_gate_waits_ahead)
   gst_buffer_unref (dev);
   fail_unless (gst_buffer_pool_set_active (pool, FALSE));
   gst_object_unref (pool);
+  gst_caps_unref (caps);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
+/* A GPU writer (the download) takes the page-locked pool's buffers
+ * without waiting for their last copy, which its stream orders; but its
+ * stream is kept from running more than 8 copies ahead of the host. With
+ * the stream held back, 8 copies into a pool of two buffers are enqueued
+ * without a wait (the first still pending after them); from the ninth on,
+ * the pool waits (the first is done after 12). */
+GST_START_TEST (test_device_writer_paced)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstCaps *caps;
+  GstBufferPoolAcquireParams params = {
+    .flags = GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE,
+  };
+  GstPinnedFence *oldest;
+  GstBuffer *buf, *dev;
+  guint round, i;
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+  caps = gst_video_info_to_caps (&info);
+  dev = gst_buffer_new_allocate (d.device, info.size, NULL);
+
+  for (round = 0; round < 2; round++) {
+    guint n = round ? 12 : 8;
+
+    pool = gst_pinned_host_buffer_pool_new (d.ctx);
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, info.size, 2, 2);
+    fail_unless (gst_buffer_pool_set_config (pool, config));
+    fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+    /* The pacing counts the stream's fences: a fresh stream each round. */
+    gst_pinned_stream_unref (d.stream);
+    d.stream = gst_pinned_stream_new (d.ctx, NULL);
+
+    pinned_test_delay_stream (d.stream, DELAY_MS);
+    oldest = NULL;
+    for (i = 0; i < n; i++) {
+      fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+              &params), GST_FLOW_OK);
+      fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, dev, buf,
+              NULL));
+      if (oldest == NULL)
+        oldest = gst_pinned_memory_get_write_fence ((GstPinnedMemory *)
+            gst_buffer_peek_memory (buf, 0));
+      gst_buffer_unref (buf);
+    }
+    if (round == 0)
+      fail_if (gst_pinned_fence_is_signaled (oldest),
+          "8 copies ahead: the pool waited");
+    else
+      fail_unless (gst_pinned_fence_is_signaled (oldest),
+          "12 copies ahead: the pool did not pace the stream");
+
+    gst_pinned_fence_unref (oldest);
+    fail_unless (gst_pinned_stream_synchronize (d.stream, NULL));
+    fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+    gst_object_unref (pool);
+  }
+
+  gst_buffer_unref (dev);
   gst_caps_unref (caps);
   pinned_test_device_clear (&d);
 }
@@ -1057,6 +1126,7 @@ memory_suite (void)
   tcase_add_test (tc, test_same_stream_needs_no_wait);
   tcase_add_test (tc, test_later_fence_vouches_for_earlier);
   tcase_add_test (tc, test_pool_gate_waits_ahead);
+  tcase_add_test (tc, test_device_writer_paced);
   tcase_add_test (tc, test_fence_of_a_destroyed_stream);
   tcase_add_test (tc, test_fence_event_flags);
   tcase_add_test (tc, test_fences_on_the_context_device);

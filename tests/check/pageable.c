@@ -825,9 +825,11 @@ GST_START_TEST (test_copies_reuse_memory)
 GST_END_TEST;
 
 /* The per-frame path of the pair, from the offered pool: one copy per
- * element, one cross-stream wait (the download on the upload's copy; the
- * upload's wait on the download of the device buffer's last use is known
- * done), no event made, nothing asked about memory. Fake only: counts. */
+ * element, one or two cross-stream waits (the download on the upload's
+ * copy; the upload's copy into a device buffer on the download's last read
+ * of it, unless the host already knows that read done: the download's
+ * pool does not wait for its copies, it only paces its stream), no event
+ * made, nothing asked about memory. Fake only: counts. */
 GST_START_TEST (test_pair_calls_per_frame)
 {
   static const gchar *calls[] = {
@@ -835,7 +837,7 @@ GST_START_TEST (test_pair_calls_per_frame)
     "cudaEventCreateWithFlags", "cudaPointerGetAttributes",
     "cudaHostRegister", "cudaMemcpy2DAsync",
   };
-  guint64 before[G_N_ELEMENTS (calls)];
+  guint64 before[G_N_ELEMENTS (calls)], waits;
   GstVideoInfo info;
   GstHarness *h;
   guint i, k, n = 20;
@@ -858,8 +860,9 @@ GST_START_TEST (test_pair_calls_per_frame)
   }
   fail_unless_equals_int (pinned_test_call_count ("cudaMemcpyAsync") -
       before[0], 2 * n);
-  fail_unless_equals_int (pinned_test_call_count ("cudaStreamWaitEvent") -
-      before[1], n);
+  waits = pinned_test_call_count ("cudaStreamWaitEvent") - before[1];
+  fail_unless (waits >= n && waits <= 2 * n, "%" G_GUINT64_FORMAT
+      " cross-stream waits for %u frames", waits, n);
   fail_unless_equals_int (pinned_test_call_count ("cudaEventRecord") -
       before[2], 2 * n);
   for (k = 3; k < G_N_ELEMENTS (calls); k++)

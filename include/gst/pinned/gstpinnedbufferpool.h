@@ -53,6 +53,20 @@ GstBufferPool * gst_pinned_host_buffer_pool_new   (GstPinnedContext * context);
  */
 #define GST_BUFFER_POOL_OPTION_PINNED_HUGE_PAGES "GstBufferPoolOptionPinnedHugePages"
 
+/**
+ * GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE:
+ *
+ * A #GstBufferPoolAcquireParams flag for the page-locked pool: the acquirer
+ * writes the buffer with GPU work only, which it orders after the buffer's
+ * fences on its own stream (gst_pinned_buffer_sync_stream() with
+ * %GST_MAP_WRITE), so the pool hands the buffer out without a host wait
+ * for its last copy. A CPU map still waits, as always.
+ *
+ * Since: 0.1
+ */
+#define GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE \
+  ((GstBufferPoolAcquireFlags) (GST_BUFFER_POOL_ACQUIRE_FLAG_LAST << 0))
+
 GST_PINNED_API
 void            gst_pinned_host_buffer_pool_config_set_flags (GstStructure * config,
                                                               GstPinnedHostFlags flags);
