@@ -640,12 +640,11 @@ gate_leave (void)
 }
 
 /* The fence of @track that a gate waiting for @fence waits for instead:
- * the newest but gate_leave(), when that is later than @fence. */
+ * the newest but @leave, when that is later than @fence. */
 static GstPinnedFence *
-gate_target (GstPinnedFenceTrack * track, GstPinnedFence * fence)
+gate_target (GstPinnedFenceTrack * track, GstPinnedFence * fence, guint leave)
 {
   GstPinnedFence *target = NULL;
-  guint leave = gate_leave ();
 
   if (leave >= TRACK_RECENT)
     return NULL;
@@ -661,8 +660,8 @@ gate_target (GstPinnedFenceTrack * track, GstPinnedFence * fence)
   return target;
 }
 
-gboolean
-gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
+static gboolean
+gate_wait (GstPinnedFence * fence, guint leave, GError ** error)
 {
   GstPinnedFenceTrack *track = fence->track;
   GstPinnedFence *target;
@@ -677,7 +676,7 @@ gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
     return TRUE;
   if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady)
     return fence_finished (fence, result, error);
-  if (track == NULL || (target = gate_target (track, fence)) == NULL)
+  if (track == NULL || (target = gate_target (track, fence, leave)) == NULL)
     return wait_running (fence, POLL_FIRST_US, 2 * POLL_FIRST_US, FALSE,
         NULL, error);
 
@@ -700,10 +699,19 @@ gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
       gst_pinned_fence_wait (fence, error);
 }
 
-/* How many fences a paced stream may run ahead of the host: more than a
- * pool's buffers, so that a stream another gate paces (a download behind
- * an upload) finds that fence long done. */
-#define PACE_AHEAD 8
+gboolean
+gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
+{
+  return gate_wait (fence, gate_leave (), error);
+}
+
+/* How many fences a paced stream may run ahead of the host: more than
+ * another gate lets it (a download behind an upload runs at most the
+ * upload's pool and its device pool ahead: 4 + 8 by default), so that
+ * there it finds that fence long done. When it must wait, it waits until
+ * half of that is left: a wait that drained the stream would starve the
+ * link, another stream's too. */
+#define PACE_AHEAD 14
 
 gboolean
 gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
@@ -724,7 +732,7 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
   if (behind == NULL)
     return TRUE;
 
-  ok = gst_pinned_fence_wait_gate (behind, error);
+  ok = gate_wait (behind, PACE_AHEAD / 2, error);
   gst_pinned_fence_unref (behind);
   return ok;
 }

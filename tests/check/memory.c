@@ -239,10 +239,10 @@ GST_END_TEST;
 
 /* A GPU writer (the download) takes the page-locked pool's buffers
  * without waiting for their last copy, which its stream orders; but its
- * stream is kept from running more than 8 copies ahead of the host. With
- * the stream held back, 8 copies into a pool of two buffers are enqueued
- * without a wait (the first still pending after them); from the ninth on,
- * the pool waits (the first is done after 12). */
+ * stream is kept from running more than 14 copies ahead of the host. With
+ * the stream held back, 14 copies into a pool of two buffers are enqueued
+ * without a wait (the first still pending after them); from the 15th on,
+ * the pool waits (the first is done after 18). */
 GST_START_TEST (test_device_writer_paced)
 {
   PinnedTestDevice d;
@@ -263,7 +263,7 @@ GST_START_TEST (test_device_writer_paced)
   dev = gst_buffer_new_allocate (d.device, info.size, NULL);
 
   for (round = 0; round < 2; round++) {
-    guint n = round ? 12 : 8;
+    guint n = round ? 18 : 14;
 
     pool = gst_pinned_host_buffer_pool_new (d.ctx);
     config = gst_buffer_pool_get_config (pool);
@@ -288,10 +288,10 @@ GST_START_TEST (test_device_writer_paced)
     }
     if (round == 0)
       fail_if (gst_pinned_fence_is_signaled (oldest),
-          "8 copies ahead: the pool waited");
+          "14 copies ahead: the pool waited");
     else
       fail_unless (gst_pinned_fence_is_signaled (oldest),
-          "12 copies ahead: the pool did not pace the stream");
+          "18 copies ahead: the pool did not pace the stream");
 
     gst_pinned_fence_unref (oldest);
     fail_unless (gst_pinned_stream_synchronize (d.stream, NULL));
