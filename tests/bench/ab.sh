@@ -13,7 +13,7 @@
 # the in-run limit and CPU per frame of each row and build, with every
 # round's value; the runs' files go to ${AB_OUT:-/tmp/gst-pinned-ab}.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit
 top=$PWD
 a=$(cd "$1" && pwd) b=$(cd "$2" && pwd)
 rounds=${3:-5} sizes=${4:-NV12:1920x1080} rows=${5:-roundtrip,upload,download}
