@@ -47,9 +47,9 @@ GST_PINNED_DEBUG_CATEGORY (gst_pinned_fence_debug, "pinnedfence",
 
 /* Events are created once and recycled, one pool per context: creating one
  * per buffer costs a driver call and shows on the per-buffer path. */
+/* In a GLib atomic refcounted box (g_atomic_rc_box_new0()). */
 typedef struct
 {
-  gint refcount;
   gint device_id;
 
   GMutex lock;
@@ -62,13 +62,12 @@ typedef struct
 } FencePool;
 
 /* How far a stream's work is known done. The stream makes it; its fences
- * hold references, so that it outlives the stream while they live. */
+ * hold references, so that it outlives the stream while they live (a GLib
+ * atomic refcounted box, as the fence pool). */
 #define TRACK_RECENT 16
 
 struct _GstPinnedFenceTrack
 {
-  gint refcount;
-
   /* Held across the record, so that the numbers follow the stream's order
    * even where several threads record on one stream. */
   GMutex lock;
@@ -114,47 +113,36 @@ GST_DEFINE_MINI_OBJECT_TYPE (GstPinnedFence, gst_pinned_fence);
 static _Thread_local guint64 thread_waits;
 static _Thread_local guint64 thread_wait_ns;
 
-static FencePool *
-fence_pool_ref (FencePool * pool)
+static void
+fence_pool_clear (FencePool * pool)
 {
-  g_atomic_int_inc (&pool->refcount);
-  return pool;
+  g_assert (pool->free == NULL);
+  g_mutex_clear (&pool->lock);
 }
 
 static void
 fence_pool_unref (FencePool * pool)
 {
-  if (!g_atomic_int_dec_and_test (&pool->refcount))
-    return;
-
-  g_assert (pool->free == NULL);
-  g_mutex_clear (&pool->lock);
-  g_free (pool);
-}
-
-static inline GstPinnedFenceTrack *
-track_ref (GstPinnedFenceTrack * track)
-{
-  g_atomic_int_inc (&track->refcount);
-  return track;
+  g_atomic_rc_box_release_full (pool, (GDestroyNotify) fence_pool_clear);
 }
 
 static void
-gst_pinned_fence_track_unref (GstPinnedFenceTrack * track)
+track_clear (GstPinnedFenceTrack * track)
 {
-  if (!g_atomic_int_dec_and_test (&track->refcount))
-    return;
-
   g_mutex_clear (&track->lock);
-  g_free (track);
+}
+
+static void
+track_unref (GstPinnedFenceTrack * track)
+{
+  g_atomic_rc_box_release_full (track, (GDestroyNotify) track_clear);
 }
 
 GstPinnedFenceTrack *
 gst_pinned_fence_track_new (void)
 {
-  GstPinnedFenceTrack *track = g_new0 (GstPinnedFenceTrack, 1);
+  GstPinnedFenceTrack *track = g_atomic_rc_box_new0 (GstPinnedFenceTrack);
 
-  track->refcount = 1;
   g_mutex_init (&track->lock);
   return track;
 }
@@ -176,7 +164,7 @@ gst_pinned_fence_track_close (GstPinnedFenceTrack * track)
     if (recent[i])
       gst_mini_object_unref (GST_MINI_OBJECT_CAST (recent[i]));
   }
-  gst_pinned_fence_track_unref (track);
+  track_unref (track);
 }
 
 /* Work up to @seq finished without error. */
@@ -224,7 +212,7 @@ gst_pinned_fence_dispose (GstPinnedFence * fence)
   fence->stream_id = 0;
   fence->seq = 0;
   if (fence->track) {
-    gst_pinned_fence_track_unref (fence->track);
+    track_unref (fence->track);
     fence->track = NULL;
   }
   if (pool == NULL)
@@ -297,8 +285,7 @@ fence_pool_get (GstPinnedContext * context)
     quark = g_quark_from_static_string ("GstPinnedFencePool");
   pool = g_object_get_qdata (G_OBJECT (context), quark);
   if (pool == NULL) {
-    pool = g_new0 (FencePool, 1);
-    pool->refcount = 1;
+    pool = g_atomic_rc_box_new0 (FencePool);
     pool->device_id = gst_pinned_context_get_device_id (context);
     g_mutex_init (&pool->lock);
     g_object_set_qdata_full (G_OBJECT (context), quark, pool,
@@ -381,7 +368,7 @@ fence_acquire (GstPinnedContext * context, GError ** error)
     GST_LOG ("created event %p on device %d", event, pool->device_id);
   }
 
-  fence->pool = fence_pool_ref (pool);
+  fence->pool = g_atomic_rc_box_acquire (pool);
   return fence;
 }
 
@@ -426,7 +413,7 @@ gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
 
     fence->stream = gst_pinned_stream_get_handle (stream);
     fence->stream_id = gst_pinned_stream_get_id (stream);
-    fence->track = track_ref (track);
+    fence->track = g_atomic_rc_box_acquire (track);
     fence->seq = ++track->last_seq;
     g_atomic_int_set (&fence->signaled, 0);
 

@@ -29,6 +29,21 @@ open_context (void)
   return ctx;
 }
 
+/* An active page-locked pool of @n buffers of @info's frames. */
+static GstBufferPool *
+active_host_pool (GstPinnedContext * ctx, const GstVideoInfo * info, guint n)
+{
+  GstBufferPool *pool = gst_pinned_host_buffer_pool_new (ctx);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstCaps *caps = gst_video_info_to_caps (info);
+
+  gst_buffer_pool_config_set_params (config, caps, info->size, n, n);
+  gst_caps_unref (caps);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  return pool;
+}
+
 GST_START_TEST (test_fences_are_recycled)
 {
   GstPinnedContext *ctx = open_context ();
@@ -178,21 +193,13 @@ GST_START_TEST (test_pool_gate_waits_ahead)
   PinnedTestDevice d;
   GstVideoInfo info;
   GstBufferPool *pool;
-  GstStructure *config;
-  GstCaps *caps;
   GstBuffer *bufs[6], *dev;
   guint64 queries;
   guint i;
 
   pinned_test_device_init (&d);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
-  caps = gst_video_info_to_caps (&info);
-  pool = gst_pinned_host_buffer_pool_new (d.ctx);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size,
-      G_N_ELEMENTS (bufs), G_N_ELEMENTS (bufs));
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  pool = active_host_pool (d.ctx, &info, G_N_ELEMENTS (bufs));
   dev = gst_buffer_new_allocate (d.device, info.size, NULL);
 
   /* Six copies, one behind the other, each after a pause. */
@@ -231,7 +238,6 @@ GST_START_TEST (test_pool_gate_waits_ahead)
   gst_buffer_unref (dev);
   fail_unless (gst_buffer_pool_set_active (pool, FALSE));
   gst_object_unref (pool);
-  gst_caps_unref (caps);
   pinned_test_device_clear (&d);
 }
 
@@ -248,8 +254,6 @@ GST_START_TEST (test_device_writer_paced)
   PinnedTestDevice d;
   GstVideoInfo info;
   GstBufferPool *pool;
-  GstStructure *config;
-  GstCaps *caps;
   GstBufferPoolAcquireParams params = {
     .flags = GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE,
   };
@@ -259,17 +263,12 @@ GST_START_TEST (test_device_writer_paced)
 
   pinned_test_device_init (&d);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
-  caps = gst_video_info_to_caps (&info);
   dev = gst_buffer_new_allocate (d.device, info.size, NULL);
 
   for (round = 0; round < 2; round++) {
     guint n = round ? 18 : 14;
 
-    pool = gst_pinned_host_buffer_pool_new (d.ctx);
-    config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, info.size, 2, 2);
-    fail_unless (gst_buffer_pool_set_config (pool, config));
-    fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+    pool = active_host_pool (d.ctx, &info, 2);
     /* The pacing counts the stream's fences: a fresh stream each round. */
     gst_pinned_stream_unref (d.stream);
     d.stream = gst_pinned_stream_new (d.ctx, NULL);
@@ -300,7 +299,6 @@ GST_START_TEST (test_device_writer_paced)
   }
 
   gst_buffer_unref (dev);
-  gst_caps_unref (caps);
   pinned_test_device_clear (&d);
 }
 
@@ -688,8 +686,6 @@ GST_START_TEST (test_failed_copy_fails_map)
   PinnedTestDevice d;
   GstVideoInfo info;
   GstBufferPool *pool;
-  GstStructure *config;
-  GstCaps *caps;
   GstBuffer *src, *dst, *again = NULL;
   GstBufferPoolAcquireParams dontwait = {.flags =
         GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT
@@ -703,12 +699,7 @@ GST_START_TEST (test_failed_copy_fails_map)
 
   pinned_test_device_init (&d);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 256, 64);
-  caps = gst_video_info_to_caps (&info);
-  pool = gst_pinned_host_buffer_pool_new (d.ctx);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size, 1, 1);
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  pool = active_host_pool (d.ctx, &info, 1);
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &dst, NULL),
       GST_FLOW_OK);
   src = gst_buffer_new_allocate (d.device, info.size, NULL);
@@ -750,7 +741,6 @@ GST_START_TEST (test_failed_copy_fails_map)
   fail_unless (gst_buffer_pool_set_active (pool, FALSE),
       "the pool lost a buffer");
   gst_object_unref (pool);
-  gst_caps_unref (caps);
   gst_buffer_unref (src);
   pinned_test_device_clear (&d);
 }
