@@ -23,6 +23,14 @@ GstPinnedFenceTrack *gst_pinned_fence_track_new     (void);
 G_GNUC_INTERNAL
 void                 gst_pinned_fence_track_close   (GstPinnedFenceTrack * track);
 
+/* gst_pinned_stream_record_fence() for a caller that made the stream's
+ * context current (gst_pinned_context_push()): the copy paths record
+ * inside their own push, a driver call pair less per copy. */
+G_GNUC_INTERNAL
+GstPinnedFence      *gst_pinned_stream_record_fence_current
+                                                    (GstPinnedStream * stream,
+                                                     GError ** error);
+
 /* The id of the stream the fence was recorded on (see
  * gst_pinned_stream_get_id()). */
 G_GNUC_INTERNAL

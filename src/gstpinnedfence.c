@@ -387,24 +387,34 @@ GstPinnedFence *
 gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
 {
   GstPinnedContext *context;
+  GstPinnedFence *fence;
+
+  g_return_val_if_fail (stream != NULL, NULL);
+
+  context = gst_pinned_stream_get_context (stream);
+  if (!gst_pinned_context_push (context, error))
+    return NULL;
+  fence = gst_pinned_stream_record_fence_current (stream, error);
+  gst_pinned_context_pop (context);
+
+  return fence;
+}
+
+GstPinnedFence *
+gst_pinned_stream_record_fence_current (GstPinnedStream * stream,
+    GError ** error)
+{
   GstPinnedFenceTrack *track;
   GstPinnedFence *fence, *old = NULL;
   gboolean ok;
 
-  g_return_val_if_fail (stream != NULL, NULL);
-
   ensure_debug_category ();
 
-  context = gst_pinned_stream_get_context (stream);
   track = gst_pinned_stream_get_track (stream);
-  fence = fence_acquire (context, error);
+  fence = fence_acquire (gst_pinned_stream_get_context (stream), error);
   if (fence == NULL)
     return NULL;
 
-  if (!gst_pinned_context_push (context, error)) {
-    gst_pinned_fence_unref (fence);
-    return NULL;
-  }
   g_mutex_lock (&track->lock);
   ok = gst_pinned_cuda_result (cudaEventRecord (fence->event,
           gst_pinned_stream_get_cuda_stream (stream)), error);
@@ -422,7 +432,6 @@ gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
     track->recent[slot] = gst_pinned_fence_ref (fence);
   }
   g_mutex_unlock (&track->lock);
-  gst_pinned_context_pop (context);
 
   if (old)
     gst_pinned_fence_unref (old);

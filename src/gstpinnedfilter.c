@@ -48,6 +48,7 @@
 #endif
 
 #include "gstpinnedbasetransform-private.h"
+#include "gstpinnedfence-private.h"
 #include "gst/pinned/gstpinnedfilter.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 #include "gst/pinned/gstpinnedtransfer.h"
@@ -453,7 +454,8 @@ run_filter (GstPinnedFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
   gst_video_frame_unmap (&in_frame);
 
   if (ok) {
-    GstPinnedFence *fence = gst_pinned_stream_record_fence (stream, &error);
+    GstPinnedFence *fence =
+        gst_pinned_stream_record_fence_current (stream, &error);
 
     ok = fence != NULL;
     if (ok) {

@@ -33,6 +33,7 @@
 #endif
 
 #include "gstpinnedtransfer-private.h"
+#include "gstpinnedfence-private.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 #include "gst/pinned/gstpinneddevicememory.h"
 
@@ -539,7 +540,7 @@ copy_2d_staged_out (Transfer * t, guint8 * d, gsize dpitch, const guint8 * s,
   if (!gst_pinned_cuda_result (cudaMemcpy2DAsync (staging, dpitch, s, spitch,
               width, rows, cudaMemcpyDeviceToHost, t->handle), error))
     return FALSE;
-  fence = gst_pinned_stream_record_fence (t->stream, error);
+  fence = gst_pinned_stream_record_fence_current (t->stream, error);
   if (fence == NULL)
     return FALSE;
   ok = gst_pinned_fence_wait (fence, error);
@@ -700,7 +701,8 @@ transfer (GstPinnedStream * stream, const GstVideoInfo * info,
         error);
 
   if (ok)
-    ok = (fence = gst_pinned_stream_record_fence (stream, error)) != NULL;
+    ok = (fence = gst_pinned_stream_record_fence_current (stream, error)) !=
+        NULL;
 
   if (t.stager)
     gst_pinned_stager_finish (t.stager, fence);
