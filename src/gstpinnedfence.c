@@ -81,6 +81,9 @@ struct _GstPinnedFenceTrack
   /* Atomic: how long a gate waiting on this stream sleeps before its first
    * question (us), learnt from how the last such questions came out. */
   guint64 gate_sleep_us;
+  /* Atomic: the pace's last question found the stream's work done, so
+   * it asks about the near past (gst_pinned_fence_pace()). */
+  gint pace_looks;
 };
 
 struct _GstPinnedFence
@@ -656,22 +659,16 @@ gate_target (GstPinnedFenceTrack * track, GstPinnedFence * fence, guint leave)
   return target;
 }
 
+/* gate_wait() once a question found @fence's work running. */
 static gboolean
-gate_wait (GstPinnedFence * fence, guint leave, GError ** error)
+gate_wait_running (GstPinnedFence * fence, guint leave, GError ** error)
 {
   GstPinnedFenceTrack *track = fence->track;
   GstPinnedFence *target;
-  cudaError_t result;
   guint64 sleep_us;
   guint questions;
   gboolean ok;
 
-  ensure_debug_category ();
-
-  if (fence_known_done (fence))
-    return TRUE;
-  if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady)
-    return fence_finished (fence, result, error);
   if (track == NULL || (target = gate_target (track, fence, leave)) == NULL)
     return wait_running (fence, POLL_FIRST_US, 2 * POLL_FIRST_US, FALSE,
         NULL, error);
@@ -695,6 +692,20 @@ gate_wait (GstPinnedFence * fence, guint leave, GError ** error)
       gst_pinned_fence_wait (fence, error);
 }
 
+static gboolean
+gate_wait (GstPinnedFence * fence, guint leave, GError ** error)
+{
+  cudaError_t result;
+
+  ensure_debug_category ();
+
+  if (fence_known_done (fence))
+    return TRUE;
+  if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady)
+    return fence_finished (fence, result, error);
+  return gate_wait_running (fence, leave, error);
+}
+
 gboolean
 gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
 {
@@ -709,27 +720,64 @@ gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
  * link, another stream's too. */
 #define PACE_AHEAD 14
 
+/* Behind another gate the stream's work is done long before PACE_AHEAD,
+ * and asking about the fence that far back costs a question (about
+ * finished work) every frame; buffers it recycles sooner (a device pool of
+ * 8) still cost cross-stream waits. There the pace asks about the fence
+ * PACE_LOOK before the newest instead, once the host knows no more than
+ * PACE_KNOWN fences from the newest done: one question every few frames,
+ * and every fence of a buffer recycled in between known done. */
+#define PACE_KNOWN 7
+#define PACE_LOOK 3
+
 gboolean
 gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
 {
   GstPinnedFenceTrack *track = fence->track;
-  GstPinnedFence *behind = NULL;
-  gboolean ok;
+  GstPinnedFence *behind = NULL, *look = NULL;
+  cudaError_t result;
+  gboolean ok = TRUE;
 
   if (track == NULL)
     return TRUE;
 
   g_mutex_lock (&track->lock);
-  if (track->last_seq > PACE_AHEAD)
+  if (track->last_seq > PACE_AHEAD && track->last_seq > PACE_KNOWN +
+      __atomic_load_n (&track->done, __ATOMIC_ACQUIRE)) {
     behind = track->recent[(track->last_seq - PACE_AHEAD) % TRACK_RECENT];
+    if (g_atomic_int_get (&track->pace_looks))
+      look = track->recent[(track->last_seq - PACE_LOOK) % TRACK_RECENT];
+  }
   if (behind)
     gst_pinned_fence_ref (behind);
+  if (look)
+    gst_pinned_fence_ref (look);
   g_mutex_unlock (&track->lock);
-  if (behind == NULL)
-    return TRUE;
 
-  ok = gate_wait (behind, PACE_AHEAD / 2, error);
-  gst_pinned_fence_unref (behind);
+  if (look) {
+    result = cudaEventQuery (look->event);
+    if (result == cudaSuccess)
+      fence_set_signaled (look);
+    else
+      g_atomic_int_set (&track->pace_looks, FALSE);
+    gst_pinned_fence_unref (look);
+  }
+
+  if (behind == NULL || fence_known_done (behind))
+    goto done;
+
+  ensure_debug_category ();
+  if ((result = cudaEventQuery (behind->event)) != cudaErrorNotReady) {
+    /* Done without a wait: the stream is behind another gate. */
+    g_atomic_int_set (&track->pace_looks, result == cudaSuccess);
+    ok = fence_finished (behind, result, error);
+  } else {
+    ok = gate_wait_running (behind, PACE_AHEAD / 2, error);
+  }
+
+done:
+  if (behind)
+    gst_pinned_fence_unref (behind);
   return ok;
 }
 

@@ -304,6 +304,53 @@ GST_START_TEST (test_device_writer_paced)
 
 GST_END_TEST;
 
+/* Behind another gate a paced stream's work is done long before the pace
+ * would wait (here: the stream finishes every copy before the next). The
+ * pool then asks about the stream's near past once every few copies,
+ * which vouches for the copies before it, instead of asking about the
+ * fence 14 back at every copy. Fake only: counts. */
+GST_START_TEST (test_pace_asks_rarely_behind_a_gate)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  GstBufferPoolAcquireParams params = {
+    .flags = GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE,
+  };
+  GstBuffer *buf, *dev;
+  guint64 asked = 0;
+  guint i, n = 40;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+  dev = gst_buffer_new_allocate (d.device, info.size, NULL);
+  pool = active_host_pool (d.ctx, &info, 2);
+
+  for (i = 0; i < n; i++) {
+    if (i == n / 2)
+      asked = pinned_test_call_count ("cudaEventQuery");
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+            &params), GST_FLOW_OK);
+    fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, dev, buf,
+            NULL));
+    gst_buffer_unref (buf);
+    fail_unless (gst_pinned_stream_synchronize (d.stream, NULL));
+  }
+  asked = pinned_test_call_count ("cudaEventQuery") - asked;
+  fail_unless (asked >= 1 && asked <= n / 2 / 4, "%" G_GUINT64_FORMAT
+      " questions for %u copies", asked, n / 2);
+
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  gst_buffer_unref (dev);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 /* A stream is told apart by its id, not its handle: the stand-in gives a
  * new stream the handle of one just destroyed (CUDA may too), and a fence
  * of the old stream, still pending, is waited for. */
@@ -1117,6 +1164,7 @@ memory_suite (void)
   tcase_add_test (tc, test_later_fence_vouches_for_earlier);
   tcase_add_test (tc, test_pool_gate_waits_ahead);
   tcase_add_test (tc, test_device_writer_paced);
+  tcase_add_test (tc, test_pace_asks_rarely_behind_a_gate);
   tcase_add_test (tc, test_fence_of_a_destroyed_stream);
   tcase_add_test (tc, test_fence_event_flags);
   tcase_add_test (tc, test_fences_on_the_context_device);
