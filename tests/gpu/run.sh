@@ -25,6 +25,8 @@
 #   interop-sanitizer   the same under memcheck
 #   interop-bench the CUDA memory and 4K decode rows (clips of
 #                tests/media/make-clips.sh in tests/media/bench)
+#   callcost     what one CUDA call of a frame's path costs the host
+#                (tests/bench/callcost.c: the driver alone, no GStreamer)
 #   profile      where the round trip's CPU goes: a sampling profiler
 #                (tests/bench/sampler.c) over its benchmark row
 #   pageable smallframes decoder sources appsrc   the pageable-input
@@ -150,6 +152,13 @@ for step in "${steps[@]}"; do
         2> >(tail -100 > "$OUT/smallframes.err")
       summary+=("smallframes: rc $? (smallframes.txt)")
       cat "$OUT/smallframes.txt"
+      ;;
+    callcost)
+      LD_LIBRARY_PATH=$libpath timeout 120 build/tests/bench/gst-pinned-callcost \
+        > "$OUT/callcost.txt" 2>&1
+      callcost_rc=$?
+      cat "$OUT/callcost.txt"
+      summary+=("callcost: rc $callcost_rc (callcost.txt)")
       ;;
     profile)
       # Where the NV12 1920x1080 round trip's CPU goes, sampled (these
