@@ -14,6 +14,15 @@
  * CPU and of wall time. No GStreamer: the driver alone. Exits 77 without
  * a device.
  *
+ * Then the round trip's sequence of calls without GStreamer, at the
+ * link's pace: per frame a copy up from one of 4 page-locked buffers into
+ * one of 8 device buffers and its record, a cross-stream wait, a copy down
+ * into one of 8 page-locked buffers and its record; the host waits (asks,
+ * sleeps with a 1 us timer slack) until all copies up but the newest are
+ * done before it reuses a buffer, as the pool gate does, and asks about
+ * the download's work every frame or every few. CPU per frame of the
+ * thread, and of each kind of call: the driver's share of the pair.
+ *
  *   gst-pinned-callcost [N]
  */
 
@@ -22,7 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #define FRAME (1920 * 1080 * 3 / 2)
 #define BUSY (256u << 20)
@@ -31,6 +42,15 @@
 typedef int (*CtxFunc) (void *);
 
 static double wall_ns[MAX_N], cpu_ns[MAX_N];
+
+enum
+{ K_COPY_UP, K_RECORD, K_WAIT_EVENT, K_COPY_DOWN, K_QUERY_GATE, K_SLEEP,
+  K_QUERY_DOWN, K_LAST
+};
+static const char *kind_names[K_LAST] = { "copy up", "record (x2)",
+  "cross-stream wait", "copy down", "gate questions", "gate sleeps",
+  "download questions"
+};
 
 static double
 now (clockid_t clock)
@@ -78,6 +98,108 @@ report (const char *what, int n)
       cpu_ns[i_] = now (CLOCK_THREAD_CPUTIME_ID) - c_; \
       wall_ns[i_] = now (CLOCK_MONOTONIC) - w_; } \
     report (what, (n)); } while (0)
+
+/* The round trip's calls for @frames frames; asks about the download's
+ * work every @ask_every frames (0: never); @timed: each call timed (the
+ * clock reads cost too: the totals come from a run without). */
+static void
+pattern (int frames, int ask_every, int timed, int n_in, int leave)
+{
+  enum
+  { N_IN_MAX = 16, N_DEV = 8, N_OUT = 8, N_EV = 32 };
+  cudaStream_t up, down;
+  cudaEvent_t ev_up[N_EV], ev_down[N_EV];
+  void *in[N_IN_MAX], *dev[N_DEV], *out[N_OUT];
+  double sum[K_LAST] = { 0 }, c0 = 0, w0, t;
+  long count[K_LAST] = { 0 }, first_us = 2;
+  int i, k, done = -1;
+
+  CHECK (cudaStreamCreateWithFlags (&up, cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&down, cudaStreamNonBlocking));
+  for (i = 0; i < N_EV; i++) {
+    CHECK (cudaEventCreateWithFlags (&ev_up[i], cudaEventDisableTiming));
+    CHECK (cudaEventCreateWithFlags (&ev_down[i], cudaEventDisableTiming));
+  }
+  for (i = 0; i < n_in; i++)
+    CHECK (cudaHostAlloc (&in[i], FRAME, cudaHostAllocDefault));
+  for (i = 0; i < N_DEV; i++)
+    CHECK (cudaMalloc (&dev[i], FRAME));
+  for (i = 0; i < N_OUT; i++)
+    CHECK (cudaHostAlloc (&out[i], FRAME, cudaHostAllocDefault));
+
+#define CALL(kind, stmt) do { if (timed) { t = now (CLOCK_THREAD_CPUTIME_ID); \
+      stmt; sum[kind] += now (CLOCK_THREAD_CPUTIME_ID) - t; } else { stmt; } \
+    count[kind]++; } while (0)
+
+  prctl (PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  w0 = now (CLOCK_MONOTONIC);
+  for (i = 0; i < frames + 100; i++) {
+    cudaError_t r = cudaSuccess;
+
+    if (i == 100) {
+      c0 = now (CLOCK_THREAD_CPUTIME_ID);
+      w0 = now (CLOCK_MONOTONIC);
+      memset (sum, 0, sizeof (sum));
+      memset (count, 0, sizeof (count));
+    }
+    /* The gate: the buffer's last copy up was 4 frames ago. Unless known
+     * done, one question; when running, wait until all copies up but the
+     * newest are done: a first sleep learnt as the gate learns it, then
+     * shorter ones. */
+    if (i >= n_in && i - n_in > done) {
+      CALL (K_QUERY_GATE, r = cudaEventQuery (ev_up[(i - n_in) % N_EV]));
+      if (r == cudaSuccess) {
+        done = i - n_in;
+      } else {
+        long sleep = first_us;
+        int questions = 0;
+
+        do {
+          CALL (K_SLEEP, usleep (sleep));
+          sleep = first_us / 8 > 2 ? first_us / 8 : 2;
+          questions++;
+          CALL (K_QUERY_GATE, r =
+              cudaEventQuery (ev_up[(i - 1 - leave) % N_EV]));
+        } while (r == cudaErrorNotReady);
+        done = i - 1 - leave;
+        first_us = questions == 1 ? first_us - first_us / 8 :
+            first_us + (first_us / 16 > 2 ? first_us / 16 : 2);
+      }
+    }
+    CALL (K_COPY_UP, cudaMemcpyAsync (dev[i % N_DEV], in[i % n_in], FRAME,
+            cudaMemcpyHostToDevice, up));
+    CALL (K_RECORD, cudaEventRecord (ev_up[i % N_EV], up));
+    if (ask_every && i >= 4 && i % ask_every == 0)
+      CALL (K_QUERY_DOWN, cudaEventQuery (ev_down[(i - 3) % N_EV]));
+    CALL (K_WAIT_EVENT, cudaStreamWaitEvent (down, ev_up[i % N_EV], 0));
+    CALL (K_COPY_DOWN, cudaMemcpyAsync (out[i % N_OUT], dev[i % N_DEV], FRAME,
+            cudaMemcpyDeviceToHost, down));
+    CALL (K_RECORD, cudaEventRecord (ev_down[i % N_EV], down));
+  }
+  CHECK (cudaDeviceSynchronize ());
+  t = now (CLOCK_THREAD_CPUTIME_ID) - c0;
+  printf ("pattern: %d buffers, gate leaves %d, ask the download every %d "
+      "frames%s: cpu %.2f us/frame, %.1f us/frame wall\n", n_in, leave,
+      ask_every, timed ? ", timed" : "",
+      t / frames / 1e3, (now (CLOCK_MONOTONIC) - w0) / frames / 1e3);
+  for (k = 0; timed && k < K_LAST; k++)
+    printf ("  %-20s %6.2f calls/frame  %7.0f ns each  %5.2f us/frame\n",
+        kind_names[k], (double) count[k] / frames,
+        count[k] ? sum[k] / count[k] : 0, sum[k] / frames / 1e3);
+
+  for (i = 0; i < n_in; i++)
+    cudaFreeHost (in[i]);
+  for (i = 0; i < N_DEV; i++)
+    cudaFree (dev[i]);
+  for (i = 0; i < N_OUT; i++)
+    cudaFreeHost (out[i]);
+  for (i = 0; i < N_EV; i++) {
+    cudaEventDestroy (ev_up[i]);
+    cudaEventDestroy (ev_down[i]);
+  }
+  cudaStreamDestroy (up);
+  cudaStreamDestroy (down);
+}
 
 int
 main (int argc, char **argv)
@@ -172,5 +294,14 @@ main (int argc, char **argv)
               FRAME, cudaMemcpyHostToDevice, s1), cudaEventRecord (ev[i_ %
                   64], s1)));
   CHECK (cudaDeviceSynchronize ());
+
+  pattern (n * 4, 1, 0, 4, 1);
+  pattern (n * 4, 5, 0, 4, 1);
+  pattern (n * 4, 5, 0, 8, 1);
+  pattern (n * 4, 5, 0, 4, 2);
+  pattern (n * 4, 5, 0, 8, 2);
+  pattern (n * 4, 5, 0, 8, 4);
+  pattern (n * 4, 5, 1, 4, 1);
+  pattern (n * 4, 5, 1, 8, 1);
   return 0;
 }
