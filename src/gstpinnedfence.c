@@ -81,9 +81,9 @@ struct _GstPinnedFenceTrack
   /* Atomic: how long a gate waiting on this stream sleeps before its first
    * question (us), learnt from how the last such questions came out. */
   guint64 gate_sleep_us;
-  /* Atomic: the pace's last question found the stream's work done, so
-   * it asks about the near past (gst_pinned_fence_pace()). */
-  gint pace_looks;
+  /* How far from the newest the pace asks, where the stream's work keeps
+   * up with the host; 0 where it runs ahead (gst_pinned_fence_pace()). */
+  guint pace_look;
 };
 
 struct _GstPinnedFence
@@ -721,14 +721,15 @@ gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
 #define PACE_AHEAD 14
 
 /* Behind another gate the stream's work is done long before PACE_AHEAD,
- * and asking about the fence that far back costs a question (about
- * finished work) every frame; buffers it recycles sooner (a device pool of
- * 8) still cost cross-stream waits. There the pace asks about the fence
- * PACE_LOOK before the newest instead, once the host knows no more than
- * PACE_KNOWN fences from the newest done: one question every few frames,
- * and every fence of a buffer recycled in between known done. */
-#define PACE_KNOWN 7
-#define PACE_LOOK 3
+ * and asking about the fence that far back costs a question every frame
+ * (about 1.4 us of host CPU each in the round trip, more than a
+ * cross-stream wait). There the pace asks about a fence nearer the newest
+ * instead, which vouches for the next frames too: its distance from the
+ * newest is learnt, one more after each question that found that fence's
+ * work still running, from PACE_LOOK_FIRST up to PACE_LOOK_MAX (a download
+ * behind an upload on an H100 ran about 7 copies behind the host). */
+#define PACE_LOOK_FIRST 3
+#define PACE_LOOK_MAX (PACE_AHEAD - 2)
 
 gboolean
 gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
@@ -737,16 +738,19 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
   GstPinnedFence *behind = NULL, *look = NULL;
   cudaError_t result;
   gboolean ok = TRUE;
+  guint lag;
 
   if (track == NULL)
     return TRUE;
 
   g_mutex_lock (&track->lock);
-  if (track->last_seq > PACE_AHEAD && track->last_seq > PACE_KNOWN +
-      __atomic_load_n (&track->done, __ATOMIC_ACQUIRE)) {
+  if (track->last_seq > PACE_AHEAD) {
     behind = track->recent[(track->last_seq - PACE_AHEAD) % TRACK_RECENT];
-    if (g_atomic_int_get (&track->pace_looks))
-      look = track->recent[(track->last_seq - PACE_LOOK) % TRACK_RECENT];
+    lag = track->pace_look;
+    if (lag > 0 && !fence_known_done (behind))
+      look = track->recent[(track->last_seq - lag) % TRACK_RECENT];
+    else if (fence_known_done (behind))
+      behind = NULL;
   }
   if (behind)
     gst_pinned_fence_ref (behind);
@@ -754,30 +758,41 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
     gst_pinned_fence_ref (look);
   g_mutex_unlock (&track->lock);
 
+  if (behind == NULL)
+    return TRUE;
+
+  ensure_debug_category ();
   if (look) {
     result = cudaEventQuery (look->event);
-    if (result == cudaSuccess)
+    if (result == cudaSuccess) {
       fence_set_signaled (look);
-    else
-      g_atomic_int_set (&track->pace_looks, FALSE);
+    } else {
+      g_mutex_lock (&track->lock);
+      track->pace_look = MIN (lag + 1, PACE_LOOK_MAX);
+      g_mutex_unlock (&track->lock);
+    }
     gst_pinned_fence_unref (look);
   }
 
-  if (behind == NULL || fence_known_done (behind))
-    goto done;
-
-  ensure_debug_category ();
-  if ((result = cudaEventQuery (behind->event)) != cudaErrorNotReady) {
-    /* Done without a wait: the stream is behind another gate. */
-    g_atomic_int_set (&track->pace_looks, result == cudaSuccess);
+  if (fence_known_done (behind)) {
+    ok = TRUE;
+  } else if ((result = cudaEventQuery (behind->event)) != cudaErrorNotReady) {
+    /* Done without a wait: the stream is behind another gate; look
+     * nearer the newest next time. */
     ok = fence_finished (behind, result, error);
+    g_mutex_lock (&track->lock);
+    if (ok && track->pace_look == 0)
+      track->pace_look = PACE_LOOK_FIRST;
+    g_mutex_unlock (&track->lock);
   } else {
+    /* The stream runs ahead: it is paced, and no look helps. */
+    g_mutex_lock (&track->lock);
+    track->pace_look = 0;
+    g_mutex_unlock (&track->lock);
     ok = gate_wait_running (behind, PACE_AHEAD / 2, error);
   }
 
-done:
-  if (behind)
-    gst_pinned_fence_unref (behind);
+  gst_pinned_fence_unref (behind);
   return ok;
 }
 
