@@ -25,6 +25,7 @@
 #endif
 
 #include "gstpinned-private.h"
+#include "gstpinnedmemory-private.h"
 #include "gst/pinned/gstpinneddevicememory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_device_memory_debug);
@@ -230,7 +231,7 @@ gst_pinned_device_allocator_init (GstPinnedDeviceAllocator * self)
 {
   GstAllocator *allocator = GST_ALLOCATOR_CAST (self);
 
-  allocator->mem_type = GST_PINNED_DEVICE_MEMORY_TYPE_NAME;
+  allocator->mem_type = gst_pinned_device_memory_type;
   allocator->mem_map_full = gst_pinned_device_memory_map;
   allocator->mem_unmap_full = gst_pinned_device_memory_unmap;
   allocator->mem_copy = gst_pinned_device_memory_copy;

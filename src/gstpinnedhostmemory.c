@@ -53,6 +53,7 @@
 #include <sys/mman.h>
 
 #include "gstpinned-private.h"
+#include "gstpinnedmemory-private.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_host_memory_debug);
@@ -386,7 +387,7 @@ gst_pinned_host_allocator_init (GstPinnedHostAllocator * self)
 {
   GstAllocator *allocator = GST_ALLOCATOR_CAST (self);
 
-  allocator->mem_type = GST_PINNED_HOST_MEMORY_TYPE_NAME;
+  allocator->mem_type = gst_pinned_host_memory_type;
   allocator->mem_map_full = gst_pinned_host_memory_map;
   allocator->mem_unmap_full = gst_pinned_host_memory_unmap;
   allocator->mem_copy = gst_pinned_host_memory_copy;

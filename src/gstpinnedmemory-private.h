@@ -16,6 +16,12 @@
 
 G_BEGIN_DECLS
 
+/* The mem_type strings of gst-pinned's allocators: gst_is_pinned_memory()
+ * compares a memory's allocator's mem_type with them (an address, not the
+ * text) before it falls back to a type check. */
+G_GNUC_INTERNAL extern const gchar gst_pinned_host_memory_type[];
+G_GNUC_INTERNAL extern const gchar gst_pinned_device_memory_type[];
+
 /* A pool's gate: gst_pinned_memory_wait() for %GST_MAP_WRITE by one about
  * to reuse @mem, which under backpressure waits past @mem's own fences, so
  * that the next buffers of the pool are free without a wait (see

@@ -39,9 +39,16 @@
 
 #include "gstpinnedfence-private.h"
 #include "gstpinnedmemory-private.h"
+/* For the names of the two kinds only (gst_is_pinned_memory()). */
+#include "gst/pinned/gstpinneddevicememory.h"
+#include "gst/pinned/gstpinnedhostmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_memory_debug);
 #define GST_CAT_DEFAULT gst_pinned_memory_debug
+
+const gchar gst_pinned_host_memory_type[] = GST_PINNED_HOST_MEMORY_TYPE_NAME;
+const gchar gst_pinned_device_memory_type[] =
+    GST_PINNED_DEVICE_MEMORY_TYPE_NAME;
 
 struct _GstPinnedMemoryPrivate
 {
@@ -379,7 +386,16 @@ gst_pinned_memory_get_write_fence (GstPinnedMemory * mem)
 gboolean
 gst_is_pinned_memory (GstMemory * mem)
 {
-  return mem != NULL && mem->allocator != NULL &&
+  const gchar *type;
+
+  if (mem == NULL || mem->allocator == NULL)
+    return FALSE;
+
+  /* Asked several times per buffer by every element: our allocators are
+   * told by the address of their mem_type, cheaper than a type check. */
+  type = mem->allocator->mem_type;
+  return type == gst_pinned_host_memory_type ||
+      type == gst_pinned_device_memory_type ||
       GST_IS_PINNED_ALLOCATOR (mem->allocator);
 }
 

@@ -29,6 +29,61 @@ open_context (void)
   return ctx;
 }
 
+
+/* An allocator of somebody else's, for test_is_pinned_memory. */
+typedef GstAllocator OtherAllocator;
+typedef GstAllocatorClass OtherAllocatorClass;
+GType other_allocator_get_type (void);
+G_DEFINE_TYPE (OtherAllocator, other_allocator, GST_TYPE_ALLOCATOR);
+
+static void
+other_allocator_class_init (OtherAllocatorClass * klass)
+{
+}
+
+static void
+other_allocator_init (OtherAllocator * self)
+{
+}
+
+/* gst_is_pinned_memory() tells gst-pinned's allocators by the address of
+ * their mem_type: another allocator that calls its memory by the same
+ * name is not taken for one of them. */
+GST_START_TEST (test_is_pinned_memory)
+{
+  PinnedTestDevice d;
+  GstAllocator *sysmem = gst_allocator_find (NULL), *other;
+  gchar *name = g_strdup (GST_PINNED_HOST_MEMORY_TYPE_NAME);
+  GstMemory *mem, foreign = { 0, };
+
+  pinned_test_device_init (&d);
+
+  mem = gst_allocator_alloc (d.host, 64, NULL);
+  fail_unless (gst_is_pinned_memory (mem));
+  gst_memory_unref (mem);
+  mem = gst_allocator_alloc (d.device, 64, NULL);
+  fail_unless (gst_is_pinned_memory (mem));
+  gst_memory_unref (mem);
+  mem = gst_allocator_alloc (sysmem, 64, NULL);
+  fail_if (gst_is_pinned_memory (mem));
+  gst_memory_unref (mem);
+
+  /* Only the allocator of a memory is looked at. */
+  other = g_object_new (other_allocator_get_type (), NULL);
+  gst_object_ref_sink (other);
+  other->mem_type = name;
+  foreign.allocator = other;
+  fail_unless (gst_memory_is_type (&foreign, name));
+  fail_if (gst_is_pinned_memory (&foreign));
+
+  gst_object_unref (other);
+  gst_object_unref (sysmem);
+  g_free (name);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 /* An active page-locked pool of @n buffers of @info's frames. */
 static GstBufferPool *
 active_host_pool (GstPinnedContext * ctx, const GstVideoInfo * info, guint n)
@@ -1159,6 +1214,7 @@ memory_suite (void)
   tcase_add_checked_fixture (tc, NULL, pinned_test_reset);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_fences_are_recycled);
+  tcase_add_test (tc, test_is_pinned_memory);
   tcase_add_test (tc, test_fence_orders_streams);
   tcase_add_test (tc, test_same_stream_needs_no_wait);
   tcase_add_test (tc, test_later_fence_vouches_for_earlier);
