@@ -447,8 +447,9 @@ GST_END_TEST;
 
 /* Fence events carry no timing, and a host that waits for one sleeps
  * between asks instead of spinning (or arming blocking-sync events, whose
- * waits cost CUDA's event handler thread): over a 200 ms wait the waiting
- * thread uses little CPU time. */
+ * waits cost CUDA's event handler thread), and asks less often the longer
+ * it waits: over a 200 ms wait the waiting thread uses under 2 % of it in
+ * CPU time (it used 11 % on an H100 machine when it asked every 64 us). */
 static gdouble
 thread_cpu_ms (void)
 {
@@ -468,7 +469,7 @@ GST_START_TEST (test_fence_event_flags)
 
   /* Under valgrind (a time scale above 1) each of the poll's wake-ups
    * costs tens of times more; spinning would still take all of it. */
-  share = pinned_test_ms (1) > 1 ? 0.5 : 0.1;
+  share = pinned_test_ms (1) > 1 ? 0.5 : 0.02;
   pinned_test_delay_stream (a, 200);
   fence = gst_pinned_stream_record_fence (a, NULL);
   if (pinned_test_is_fake ())
