@@ -301,12 +301,13 @@ fence_pool_get (GstPinnedContext * context)
 
 /* How a host waits for a fence. By default the events are plain ones and
  * the host asks (cudaEventQuery) and sleeps between asks, 2 us at first,
- * doubling to 64 us (or a sixteenth of the wait so far). Blocking-sync events (cudaEventSynchronize sleeps
- * until CUDA's event handler thread wakes it) cost that thread 20 to 45 us
- * of CPU per frame and wake the waiter late: on an H200, NV12 1920x1080 up
- * and back ran at 0.77-0.96 of the link with 45-76 us of CPU per frame, and
- * at 1.01 with 29 us asking (docs/performance.md). GST_PINNED_FENCE_WAIT=
- * block brings blocking-sync events back, for comparison. */
+ * doubling to 64 us (or a sixteenth of the wait so far). Blocking-sync
+ * events (cudaEventSynchronize sleeps until CUDA's event handler thread
+ * wakes it) cost that thread 20 to 45 us of CPU per frame and wake the
+ * waiter late: on an H200, NV12 1920x1080 up and back ran at 0.77-0.96 of
+ * the link with 45-76 us of CPU per frame, and at 1.01 with 29 us asking
+ * (docs/performance.md). GST_PINNED_FENCE_WAIT=block brings blocking-sync
+ * events back, for comparison. */
 enum
 {
   WAIT_POLL,
@@ -748,13 +749,13 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
     return TRUE;
 
   g_mutex_lock (&track->lock);
-  if (track->last_seq > PACE_AHEAD) {
+  /* A closed track (its stream is gone) keeps no fences. */
+  if (track->last_seq > PACE_AHEAD)
     behind = track->recent[(track->last_seq - PACE_AHEAD) % TRACK_RECENT];
-    lag = track->pace_look;
-    if (lag > 0 && !fence_known_done (behind))
-      look = track->recent[(track->last_seq - lag) % TRACK_RECENT];
-    else if (fence_known_done (behind))
-      behind = NULL;
+  if (behind && fence_known_done (behind)) {
+    behind = NULL;
+  } else if (behind && (lag = track->pace_look) > 0) {
+    look = track->recent[(track->last_seq - lag) % TRACK_RECENT];
   }
   if (behind)
     gst_pinned_fence_ref (behind);

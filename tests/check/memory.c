@@ -406,6 +406,54 @@ GST_START_TEST (test_pace_asks_rarely_behind_a_gate)
 
 GST_END_TEST;
 
+/* A GPU writer takes the pool's buffers again after the stream that last
+ * wrote them is gone (an element restarted with a new stream): the pace
+ * finds that stream's track closed, keeping no fences, and hands the
+ * buffer out without a wait. */
+GST_START_TEST (test_pace_after_the_stream_is_gone)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  GstBufferPoolAcquireParams params = {
+    .flags = GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE,
+  };
+  GstBuffer *buf, *dev;
+  guint i;
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+  dev = gst_buffer_new_allocate (d.device, info.size, NULL);
+  pool = active_host_pool (d.ctx, &info, 2);
+
+  /* More copies than the pace lets a stream run ahead, all done: the
+   * pace has learnt to look near the newest. */
+  for (i = 0; i < 20; i++) {
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+            &params), GST_FLOW_OK);
+    fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, dev, buf,
+            NULL));
+    gst_buffer_unref (buf);
+    fail_unless (gst_pinned_stream_synchronize (d.stream, NULL));
+  }
+  gst_pinned_stream_unref (d.stream);
+  d.stream = gst_pinned_stream_new (d.ctx, NULL);
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+          &params), GST_FLOW_OK);
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, dev, buf,
+          NULL));
+  fail_unless (gst_pinned_buffer_wait (buf, GST_MAP_READ, NULL));
+  gst_buffer_unref (buf);
+
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  gst_buffer_unref (dev);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 /* A stream is told apart by its id, not its handle: the stand-in gives a
  * new stream the handle of one just destroyed (CUDA may too), and a fence
  * of the old stream, still pending, is waited for. */
@@ -1222,6 +1270,7 @@ memory_suite (void)
   tcase_add_test (tc, test_pool_gate_waits_ahead);
   tcase_add_test (tc, test_device_writer_paced);
   tcase_add_test (tc, test_pace_asks_rarely_behind_a_gate);
+  tcase_add_test (tc, test_pace_after_the_stream_is_gone);
   tcase_add_test (tc, test_fence_of_a_destroyed_stream);
   tcase_add_test (tc, test_fence_event_flags);
   tcase_add_test (tc, test_fences_on_the_context_device);
