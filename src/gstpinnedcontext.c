@@ -195,15 +195,12 @@ context_new (gint device_id, const struct cudaDeviceProp *props)
  *
  * Since: 0.1
  */
-GstPinnedContext *
-gst_pinned_context_new (gint device_id, GError ** error)
+static GstPinnedContext *
+context_open (gint device_id, GError ** error)
 {
   GstPinnedContext *self;
   struct cudaDeviceProp props;
   gint prev = -1;
-
-  /* The class init creates the debug category this function logs to. */
-  g_type_ensure (GST_TYPE_PINNED_CONTEXT);
 
   if (!check_device (&device_id, error))
     return NULL;
@@ -249,6 +246,55 @@ gst_pinned_context_new (gint device_id, GError ** error)
       self->device_name);
 
   return self;
+}
+
+typedef struct
+{
+  gint device_id;
+  GstPinnedContext *context;
+  GError *error;
+} OpenJob;
+
+static gpointer
+open_thread (gpointer data)
+{
+  OpenJob *job = data;
+
+  job->context = context_open (job->device_id, &job->error);
+  return NULL;
+}
+
+GstPinnedContext *
+gst_pinned_context_new (gint device_id, GError ** error)
+{
+  OpenJob job = { device_id, NULL, NULL };
+  GThread *thread;
+
+  /* The class init creates the debug category this function logs to. */
+  g_type_ensure (GST_TYPE_PINNED_CONTEXT);
+
+  /* The calling thread's device, asked here: it is that thread's. */
+  if (device_id == GST_PINNED_DEVICE_ID_ANY &&
+      !gst_pinned_cuda_result (cudaGetDevice (&job.device_id), error))
+    return NULL;
+
+  /* Opening a device, the CUDA driver allocates about 12 MB of host memory
+   * in the calling thread's malloc arena. An element without a device-id
+   * opens it at caps time, on the streaming thread, whose arena then had
+   * too little room left for a source's frames: multifilesrc !
+   * rawvideoparse at 4K allocates two 33 MB blocks a frame, and glibc
+   * mapped a fresh heap for them each frame (16,000 page faults, +25 ms a
+   * frame; docs/sources.md). A thread of its own keeps them out of the
+   * caller's arena. */
+  thread = g_thread_try_new ("pinned-open", open_thread, &job, NULL);
+  if (thread)
+    g_thread_join (thread);
+  else
+    job.context = context_open (device_id, &job.error);
+
+  if (job.error)
+    g_propagate_error (error, job.error);
+  return job.context;
 }
 
 #ifdef HAVE_CUDA_INTEROP

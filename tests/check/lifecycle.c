@@ -295,6 +295,40 @@ GST_START_TEST (test_error_bad_device_id)
 
 GST_END_TEST;
 
+/* The CUDA driver allocates megabytes of host memory in the thread that
+ * opens a device; an element may open it on the streaming thread, whose
+ * malloc arena a source's frames live in (docs/sources.md). Opening runs
+ * its CUDA calls on a thread of its own; a device-id of "any" still means
+ * the caller's current device; an error still reaches the caller. */
+GST_START_TEST (test_device_opens_off_the_calling_thread)
+{
+  GstPinnedContext *ctx;
+  GError *error = NULL;
+  guint64 calls;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  calls = pinned_test_thread_call_count ();
+  ctx = gst_pinned_context_new (0, NULL);
+  fail_unless (ctx != NULL);
+  fail_unless_equals_int (gst_pinned_context_get_device_id (ctx), 0);
+  fail_unless_equals_int (pinned_test_thread_call_count (), calls);
+  gst_object_unref (ctx);
+
+  ctx = gst_pinned_context_new (GST_PINNED_DEVICE_ID_ANY, NULL);
+  fail_unless (ctx != NULL);
+  fail_unless_equals_int (gst_pinned_context_get_device_id (ctx), 0);
+  gst_object_unref (ctx);
+
+  fail_unless (gst_pinned_context_new (57, &error) == NULL);
+  fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_SETTINGS));
+  g_clear_error (&error);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_error_device_allocation)
 {
   GstMessage *msg;
@@ -671,6 +705,7 @@ lifecycle_suite (void)
   tcase_add_test (tc, test_state_and_caps_changes);
   tcase_add_test (tc, test_error_no_device);
   tcase_add_test (tc, test_error_bad_device_id);
+  tcase_add_test (tc, test_device_opens_off_the_calling_thread);
   tcase_add_test (tc, test_error_device_allocation);
   tcase_add_test (tc, test_error_host_allocation);
   tcase_add_test (tc, test_error_copy_fails);

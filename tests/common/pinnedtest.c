@@ -167,6 +167,14 @@ pinned_test_fail_async (const gchar * function, guint skip, guint count,
 }
 
 guint64
+pinned_test_thread_call_count (void)
+{
+  guint64 (*func) (void) = fake_symbol ("fakecuda_thread_call_count");
+
+  return func ? func () : 0;
+}
+
+guint64
 pinned_test_call_count (const gchar * function)
 {
   CountFunc func = fake_symbol ("fakecuda_call_count");

@@ -55,6 +55,9 @@ gboolean  pinned_test_fail_async      (const gchar * function, guint skip,
 /* Fake only: calls of @function so far (0 on a GPU). */
 guint64   pinned_test_call_count      (const gchar * function);
 
+/* Fake only: CUDA calls the calling thread made so far (0 on a GPU). */
+guint64   pinned_test_thread_call_count (void);
+
 /* Clears fake delays, injected failures and sticky errors. */
 void      pinned_test_reset           (void);
 

@@ -120,6 +120,8 @@ static __thread gint current_device;
 static __thread cudaError_t last_error;
 /* A deferred failure injected into the call being made. */
 static __thread cudaError_t deferred_error;
+/* The calls this thread made. */
+static __thread guint64 thread_calls;
 
 typedef struct
 {
@@ -206,6 +208,7 @@ enter (const gchar * function, gboolean needs_device)
   GList *l;
 
   deferred_error = cudaSuccess;
+  thread_calls++;
   g_mutex_lock (&lock);
   ensure_init_locked ();
   g_hash_table_insert (call_counts, g_strdup (function),
@@ -869,6 +872,12 @@ unsigned int
 fakecuda_event_flags (cudaEvent_t event)
 {
   return event->flags;
+}
+
+uint64_t
+fakecuda_thread_call_count (void)
+{
+  return thread_calls;
 }
 
 uint64_t

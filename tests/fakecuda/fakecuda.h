@@ -94,6 +94,9 @@ unsigned int fakecuda_event_flags  (cudaEvent_t event);
 /* How often @function was called since the library loaded. */
 uint64_t fakecuda_call_count       (const char *function);
 
+/* How many calls the calling thread made. */
+uint64_t fakecuda_thread_call_count (void);
+
 /* The host storage behind a device pointer, for CPU emulations of kernels;
  * NULL when @ptr is no device memory. */
 void *   fakecuda_translate        (const void *ptr, size_t size);
