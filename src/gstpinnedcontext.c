@@ -181,20 +181,6 @@ context_new (gint device_id, const struct cudaDeviceProp *props)
   return self;
 }
 
-/**
- * gst_pinned_context_new:
- * @device_id: a CUDA device index, or %GST_PINNED_DEVICE_ID_ANY for the
- *   calling thread's current device
- * @error: (out) (optional): where to describe why the device is unusable
- *
- * Opens a CUDA device: its primary context, the one the CUDA runtime uses.
- *
- * Returns: (transfer full) (nullable): a new #GstPinnedContext, or %NULL
- *   when there is no CUDA device, @device_id is out of range, or the device
- *   cannot be initialised.
- *
- * Since: 0.1
- */
 static GstPinnedContext *
 context_open (gint device_id, GError ** error)
 {
@@ -264,6 +250,23 @@ open_thread (gpointer data)
   return NULL;
 }
 
+/**
+ * gst_pinned_context_new:
+ * @device_id: a CUDA device index, or %GST_PINNED_DEVICE_ID_ANY for the
+ *   calling thread's current device
+ * @error: (out) (optional): where to describe why the device is unusable
+ *
+ * Opens a CUDA device: its primary context, the one the CUDA runtime uses.
+ * The calls that open it run on a short-lived thread of their own, so that
+ * the driver's start-up allocations stay out of the calling thread's malloc
+ * arena (a streaming thread's, where a source allocates its frames).
+ *
+ * Returns: (transfer full) (nullable): a new #GstPinnedContext, or %NULL
+ *   when there is no CUDA device, @device_id is out of range, or the device
+ *   cannot be initialised.
+ *
+ * Since: 0.1
+ */
 GstPinnedContext *
 gst_pinned_context_new (gint device_id, GError ** error)
 {
@@ -290,7 +293,7 @@ gst_pinned_context_new (gint device_id, GError ** error)
   if (thread)
     g_thread_join (thread);
   else
-    job.context = context_open (device_id, &job.error);
+    job.context = context_open (job.device_id, &job.error);
 
   if (job.error)
     g_propagate_error (error, job.error);
