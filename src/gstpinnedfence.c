@@ -81,8 +81,9 @@ struct _GstPinnedFenceTrack
   /* Atomic: how long a gate waiting on this stream sleeps before its first
    * question (us), learnt from how the last such questions came out. */
   guint64 gate_sleep_us;
-  /* How far from the newest the pace asks, where the stream's work keeps
-   * up with the host; 0 where it runs ahead (gst_pinned_fence_pace()). */
+  /* Atomic: how far from the newest the pace asks, where the stream's work
+   * keeps up with the host; 0 where it runs ahead (gst_pinned_fence_pace()).
+   * A hint: a racing update costs a question at most. */
   guint pace_look;
 };
 
@@ -754,7 +755,8 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
     behind = track->recent[(track->last_seq - PACE_AHEAD) % TRACK_RECENT];
   if (behind && fence_known_done (behind)) {
     behind = NULL;
-  } else if (behind && (lag = track->pace_look) > 0) {
+  } else if (behind &&
+      (lag = __atomic_load_n (&track->pace_look, __ATOMIC_RELAXED)) > 0) {
     look = track->recent[(track->last_seq - lag) % TRACK_RECENT];
   }
   if (behind)
@@ -772,9 +774,8 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
     if (result == cudaSuccess) {
       fence_set_signaled (look);
     } else {
-      g_mutex_lock (&track->lock);
-      track->pace_look = MIN (lag + 1, PACE_LOOK_MAX);
-      g_mutex_unlock (&track->lock);
+      __atomic_store_n (&track->pace_look, MIN (lag + 1, PACE_LOOK_MAX),
+          __ATOMIC_RELAXED);
     }
     gst_pinned_fence_unref (look);
   }
@@ -785,15 +786,11 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
     /* Done without a wait: the stream is behind another gate; look
      * nearer the newest next time. */
     ok = fence_finished (behind, result, error);
-    g_mutex_lock (&track->lock);
-    if (ok && track->pace_look == 0)
-      track->pace_look = PACE_LOOK_FIRST;
-    g_mutex_unlock (&track->lock);
+    if (ok && __atomic_load_n (&track->pace_look, __ATOMIC_RELAXED) == 0)
+      __atomic_store_n (&track->pace_look, PACE_LOOK_FIRST, __ATOMIC_RELAXED);
   } else {
     /* The stream runs ahead: it is paced, and no look helps. */
-    g_mutex_lock (&track->lock);
-    track->pace_look = 0;
-    g_mutex_unlock (&track->lock);
+    __atomic_store_n (&track->pace_look, 0, __ATOMIC_RELAXED);
     ok = gate_wait_running (behind, PACE_AHEAD / 2, error);
   }
 

@@ -29,7 +29,6 @@ open_context (void)
   return ctx;
 }
 
-
 /* An allocator of somebody else's, for test_is_pinned_memory. */
 typedef GstAllocator OtherAllocator;
 typedef GstAllocatorClass OtherAllocatorClass;
@@ -359,6 +358,25 @@ GST_START_TEST (test_device_writer_paced)
 
 GST_END_TEST;
 
+/* A GPU writer's frame into a buffer of @pool (acquired as the download
+ * does), copied from @dev and done before it returns. */
+static void
+download_done (GstBufferPool * pool, PinnedTestDevice * d,
+    const GstVideoInfo * info, GstBuffer * dev)
+{
+  GstBufferPoolAcquireParams params = {
+    .flags = GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE,
+  };
+  GstBuffer *buf;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+          &params), GST_FLOW_OK);
+  fail_unless (gst_pinned_transfer_video_frame (d->stream, info, dev, buf,
+          NULL));
+  gst_buffer_unref (buf);
+  fail_unless (gst_pinned_stream_synchronize (d->stream, NULL));
+}
+
 /* Behind another gate a paced stream's work is done long before the pace
  * would wait (here: the stream finishes every copy before the next). The
  * pool then asks about the stream's near past once every few copies,
@@ -369,10 +387,7 @@ GST_START_TEST (test_pace_asks_rarely_behind_a_gate)
   PinnedTestDevice d;
   GstVideoInfo info;
   GstBufferPool *pool;
-  GstBufferPoolAcquireParams params = {
-    .flags = GST_PINNED_BUFFER_POOL_ACQUIRE_FLAG_DEVICE_WRITE,
-  };
-  GstBuffer *buf, *dev;
+  GstBuffer *dev;
   guint64 asked = 0;
   guint i, n = 40;
 
@@ -387,12 +402,7 @@ GST_START_TEST (test_pace_asks_rarely_behind_a_gate)
   for (i = 0; i < n; i++) {
     if (i == n / 2)
       asked = pinned_test_call_count ("cudaEventQuery");
-    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
-            &params), GST_FLOW_OK);
-    fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, dev, buf,
-            NULL));
-    gst_buffer_unref (buf);
-    fail_unless (gst_pinned_stream_synchronize (d.stream, NULL));
+    download_done (pool, &d, &info, dev);
   }
   asked = pinned_test_call_count ("cudaEventQuery") - asked;
   fail_unless (asked >= 1 && asked <= n / 2 / 4, "%" G_GUINT64_FORMAT
@@ -429,12 +439,7 @@ GST_START_TEST (test_pace_after_the_stream_is_gone)
   /* More copies than the pace lets a stream run ahead, all done: the
    * pace has learnt to look near the newest. */
   for (i = 0; i < 20; i++) {
-    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
-            &params), GST_FLOW_OK);
-    fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, dev, buf,
-            NULL));
-    gst_buffer_unref (buf);
-    fail_unless (gst_pinned_stream_synchronize (d.stream, NULL));
+    download_done (pool, &d, &info, dev);
   }
   gst_pinned_stream_unref (d.stream);
   d.stream = gst_pinned_stream_new (d.ctx, NULL);
