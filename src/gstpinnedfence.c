@@ -569,9 +569,11 @@ wait_running (GstPinnedFence * fence, gulong first_us, gulong step_us,
       sleep_us = step_us;
       /* A long wait asks less often: late by a sixteenth of its length at
        * most (each wake-up costs the host 5 to 12 us on a virtual machine:
-       * a 200 ms wait asked 3,000 times). */
-      step_us = MIN (step_us * 2, MAX (POLL_MAX_US,
-              (gst_util_get_timestamp () - start) / (16 * GST_USECOND)));
+       * a 200 ms wait asked 3,000 times). The clock is read only then. */
+      step_us *= 2;
+      if (step_us > POLL_MAX_US)
+        step_us = MIN (step_us, MAX (POLL_MAX_US,
+                (gst_util_get_timestamp () - start) / (16 * GST_USECOND)));
       n++;
     } while ((result = cudaEventQuery (fence->event)) == cudaErrorNotReady);
     if (precise)
