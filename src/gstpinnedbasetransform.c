@@ -339,9 +339,9 @@ timer_read_locked (GstPinnedBaseTransform * self)
 
   if (!timer->pending || !gst_pinned_context_push (priv->context, NULL))
     return;
-  result = cudaEventQuery (timer->end);
-  if (result == cudaSuccess)
-    result = cudaEventElapsedTime (&ms, timer->start, timer->end);
+  /* It answers cudaErrorNotReady while the work runs: a question first
+   * would only cost the host another driver call. */
+  result = cudaEventElapsedTime (&ms, timer->start, timer->end);
   gst_pinned_context_pop (priv->context);
 
   if (result == cudaErrorNotReady)
