@@ -47,6 +47,7 @@
 #include <gst/cuda/gstcudabufferpool.h>
 
 #include "gstpinnedfence-private.h"
+#include "gstpinnedmemory-private.h"
 #include "gst/pinned/gstpinnedcudamemory.h"
 #include "gst/pinned/gstpinnedcudacontext.h"
 #include "gst/pinned/gstpinneddevicememory.h"
@@ -199,10 +200,21 @@ gst_pinned_caps_is_cuda (GstCaps * caps)
 gboolean
 gst_pinned_is_cuda_buffer (GstBuffer * buffer)
 {
+  GstMemory *mem;
+
   g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
 
-  return gst_buffer_n_memory (buffer) > 0 &&
-      gst_is_cuda_memory (gst_buffer_peek_memory (buffer, 0));
+  if (gst_buffer_n_memory (buffer) == 0)
+    return FALSE;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  /* Asked for every buffer a download takes: our own memory, told by the
+   * address of its mem_type, is never GstCudaMemory, and that costs no
+   * type check. */
+  if (mem->allocator && (mem->allocator->mem_type ==
+          gst_pinned_device_memory_type ||
+          mem->allocator->mem_type == gst_pinned_host_memory_type))
+    return FALSE;
+  return gst_is_cuda_memory (mem);
 }
 
 /* Different devices, or the same device in another CUDA context (elements
