@@ -29,6 +29,8 @@
 #                (tests/bench/callcost.c: the driver alone, no GStreamer)
 #   profile      where the round trip's CPU goes: a sampling profiler
 #                (tests/bench/sampler.c) over its benchmark row
+#   fresh        a fresh malloc'd frame each time: time in pinnedupload
+#                and in cudaupload per frame, medians of 3 runs
 #   pageable smallframes decoder sources appsrc   the pageable-input
 #                measurements (docs/sources.md, docs/performance.md; the
 #                decoder step needs .clips/ from tests/bench/make-clip.sh)
@@ -202,6 +204,44 @@ for step in "${steps[@]}"; do
         > /dev/null 2>&1
       summary+=("sources: rc $? (sources.txt)")
       cat "$OUT/sources.txt"
+      ;;
+    fresh)
+      # A fresh malloc'd frame each time (a file reader): the time each
+      # upload spends on a frame in the element, next to the source's own
+      # period, which its page faults make vary more than the copies cost.
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      : > "$OUT/fresh.txt"
+      for caps in RGBA,width=3840,height=2160 NV12,width=1920,height=1080; do
+        src="benchframesrc mode=3 duration=3000000000 caps=\"video/x-raw,format=$caps,framerate=0/1\""
+        for round in 1 2 3; do
+          for el in none pinnedupload cudaupload; do
+            line="$src ! fakesink name=sink sync=false"
+            [ $el = pinnedupload ] &&
+              line="$src ! pinnedupload name=el ! fakesink name=sink sync=false"
+            [ $el = cudaupload ] && line="$src ! cudaupload name=el !
+              video/x-raw(memory:CUDAMemory) ! fakesink name=sink sync=false"
+            r=$(LD_LIBRARY_PATH=$libpath timeout 60 build/tests/bench/gst-pinned-bench \
+              --pipeline "$line" 2>> "$OUT/fresh.err" | tail -1)
+            echo "${caps%%,*} $round $el $r" >> "$OUT/fresh.txt"
+          done
+        done
+      done
+      summary+=("fresh: $(grep -c ok=1 "$OUT/fresh.txt") of 18 ran (fresh.txt)")
+      python3 - "$OUT/fresh.txt" <<'PY'
+import collections, re, statistics, sys
+d = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    fmt, _, el, rest = line.split(' ', 3)
+    kv = dict(re.findall(r'(\w+)=(\S+)', rest))
+    if kv.get('ok') == '1':
+        d[(fmt, el)].append((float(kv['period_ms']), float(kv['inside_us']),
+                             float(kv['cores'])))
+for (fmt, el), v in sorted(d.items()):
+    print('%-4s %-12s period %6.2f ms  in the element %7.0f us  %.2f cores'
+          '  (medians of %d)' % (fmt, el, statistics.median(x[0] for x in v),
+          statistics.median(x[1] for x in v),
+          statistics.median(x[2] for x in v), len(v)))
+PY
       ;;
     appsrc)
       export GST_PLUGIN_PATH_1_0=$top/build/gst
