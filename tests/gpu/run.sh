@@ -226,8 +226,8 @@ for step in "${steps[@]}"; do
           done
         done
       done
-      summary+=("fresh: $(grep -c ok=1 "$OUT/fresh.txt") of 18 ran (fresh.txt)")
-      python3 - "$OUT/fresh.txt" <<'PY'
+      summary+=("fresh: $(grep -c ok=1 "$OUT/fresh.txt") of 18 ran (fresh-summary.txt)")
+      (python3 - "$OUT/fresh.txt" <<'PY'
 import collections, re, statistics, sys
 d = collections.defaultdict(list)
 for line in open(sys.argv[1]):
@@ -242,6 +242,7 @@ for (fmt, el), v in sorted(d.items()):
           statistics.median(x[1] for x in v),
           statistics.median(x[2] for x in v), len(v)))
 PY
+      ) | tee "$OUT/fresh-summary.txt"
       ;;
     appsrc)
       export GST_PLUGIN_PATH_1_0=$top/build/gst
