@@ -299,6 +299,45 @@ GST_START_TEST (test_registered_source_not_reused_early)
 
 GST_END_TEST;
 
+/* A staging buffer is written again only once the copy that reads it is
+ * done: with copies held back, the next frames are staged while the
+ * earlier copies have not read theirs yet, and every frame must still
+ * arrive as it was. */
+GST_START_TEST (test_staging_buffer_not_reused_early)
+{
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *refs[N_FRAMES], *outs[N_FRAMES];
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 1024, 512);
+  h = new_pair ("stage", NULL, &info);
+
+  for (i = 0; i < N_FRAMES; i++) {
+    GstBuffer *in;
+
+    if (i > 0)
+      pinned_test_delay_stream (upload_stream (h), DELAY_MS / 3);
+    in = make_input (SOURCE_FRESH, &info, NULL, 700 + i);
+    refs[i] = gst_buffer_copy_deep (in);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    outs[i] = gst_harness_pull (h);
+  }
+  fail_unless (stat (h, "staged") >= N_FRAMES);
+
+  for (i = 0; i < N_FRAMES; i++) {
+    fail_unless (pinned_test_frames_equal (refs[i], outs[i], &info),
+        "frame %u: its staging buffer was written again while it was copied",
+        i);
+    gst_buffer_unref (refs[i]);
+    gst_buffer_unref (outs[i]);
+  }
+
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Control: registered memory really is read late. A registered source
  * written right after its copy was enqueued on a held-back stream arrives
  * with the later content: holding the input is what keeps frames right. */
@@ -1044,6 +1083,7 @@ pageable_suite (void)
       G_N_ELEMENTS (modes) * SOURCE_LAST);
   tcase_add_test (tc, test_registered_source_not_reused_early);
   tcase_add_test (tc, test_registered_copy_reads_late_control);
+  tcase_add_test (tc, test_staging_buffer_not_reused_early);
   tcase_add_test (tc, test_registration_lives_with_memory);
   tcase_add_test (tc, test_staging_threads_joined);
   tcase_add_loop_test (tc, test_changing_buffers, 0, 2);
