@@ -933,6 +933,72 @@ GST_START_TEST (test_convert_takes_cuda_memory)
 
 GST_END_TEST;
 
+/* The CUDA input of a filter goes back to its pool only once the kernel
+ * that reads it is done: an upstream CUDA pool (nvcodec's, on 1.22) would
+ * hand it out to be written again, and nothing orders that writer after
+ * our stream. */
+GST_START_TEST (test_filter_cuda_input_held_until_read)
+{
+  const Conf *c = &confs[0];
+  GstHarness *h = gst_harness_new_parse ("pinnedconvert ! pinneddownload");
+  GstBufferPoolAcquireParams params = { 0, };
+  GstElement *convert;
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (c, &info), *cuda_caps = cuda_caps_of (&info);
+  GstBufferPool *pool;
+  GstBuffer *cuda_buf, *again = NULL, *out;
+  gint64 deadline;
+
+  register_emulations ();
+  gst_harness_set_caps (h, gst_caps_ref (cuda_caps),
+      gst_caps_from_string ("video/x-raw,format=RGBA"));
+  convert = element_of (h, "pinnedconvert");
+
+  /* One buffer: the pool can hand it out again only once it is back. */
+  pool = gst_pinned_cuda_buffer_pool_new (context_of (h, "pinnedconvert"),
+      cuda_caps, 1);
+  fail_unless (pool != NULL);
+  {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+
+    gst_buffer_pool_config_set_params (config, cuda_caps, info.size, 1, 1);
+    fail_unless (gst_buffer_pool_set_config (pool, config));
+  }
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
+          NULL), GST_FLOW_OK);
+
+  pinned_test_delay_stream (gst_pinned_base_transform_get_stream
+      (GST_PINNED_BASE_TRANSFORM (convert)), DELAY_MS);
+  fail_unless_equals_int (gst_harness_push (h, cuda_buf), GST_FLOW_OK);
+
+  /* The kernel still waits: the input is not back in its pool. */
+  params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+  fail_unless (gst_buffer_pool_acquire_buffer (pool, &again, &params) ==
+      GST_FLOW_EOS,
+      "the CUDA input went back to its pool while the filter read it");
+
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+
+  /* Once read, it comes back without anyone asking. */
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (gst_buffer_pool_acquire_buffer (pool, &again, &params) != GST_FLOW_OK
+      && g_get_monotonic_time () < deadline)
+    g_usleep (1000);
+  fail_unless (again != NULL, "the CUDA input was never released");
+
+  gst_buffer_unref (again);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  gst_caps_unref (cuda_caps);
+}
+
+GST_END_TEST;
+
 /* An in-place filter on CUDA memory runs on a copy in its own pool: the
  * frame comes out unchanged, the CUDA buffer is not written. */
 GST_START_TEST (test_in_place_filter_takes_cuda_memory)
@@ -1218,6 +1284,7 @@ interop_suite (void)
   tcase_add_test (tc, test_push_rule_control_pushed_at_once_is_wrong);
   tcase_add_test (tc, test_cuda_input_held_until_copied);
   tcase_add_test (tc, test_convert_takes_cuda_memory);
+  tcase_add_test (tc, test_filter_cuda_input_held_until_read);
   tcase_add_test (tc, test_in_place_filter_takes_cuda_memory);
 
   /* Where libgstcuda lets CUDA memory carry a stream: 1.24, or the
