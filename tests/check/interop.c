@@ -749,32 +749,68 @@ GST_END_TEST;
 
 /* ---- the CUDA input is held until its copy is done ------------------- */
 
+/* A CUDA pool of one buffer, as a decoder's small pool: it can hand the
+ * buffer out again only once it is back. */
+static GstBufferPool *
+one_buffer_cuda_pool (GstPinnedContext * ctx, GstCaps * cuda_caps, gsize size)
+{
+  GstBufferPool *pool = gst_pinned_cuda_buffer_pool_new (ctx, cuda_caps, 1);
+  GstStructure *config;
+
+  fail_unless (pool != NULL);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, cuda_caps, size, 1, 1);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  return pool;
+}
+
+/* Whether @pool's buffer is back now (the caller's GPU work is held back:
+ * it must not be). */
+static gboolean
+cuda_buffer_back (GstBufferPool * pool)
+{
+  GstBufferPoolAcquireParams params = { 0, };
+  GstBuffer *again = NULL;
+  GstFlowReturn ret;
+
+  params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+  ret = gst_buffer_pool_acquire_buffer (pool, &again, &params);
+  if (ret == GST_FLOW_OK) {
+    gst_buffer_unref (again);
+    return TRUE;
+  }
+  /* Empty, not flushing or failed. */
+  fail_unless_equals_int (ret, GST_FLOW_EOS);
+  return FALSE;
+}
+
+/* Once its GPU work is done, the buffer comes back without anyone asking. */
+static void
+assert_cuda_buffer_comes_back (GstBufferPool * pool)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  gboolean back;
+
+  while (!(back = cuda_buffer_back (pool)) &&
+      g_get_monotonic_time () < deadline)
+    g_usleep (1000);
+  fail_unless (back, "the CUDA input was never released");
+}
+
 GST_START_TEST (test_cuda_input_held_until_copied)
 {
   const Conf *c = &confs[0];
   GstHarness *h = gst_harness_new ("pinneddownload");
-  GstBufferPoolAcquireParams params = { 0, };
-  GstPinnedContext *ctx;
   GstVideoInfo info;
   GstCaps *caps = caps_of (c, &info), *cuda_caps = cuda_caps_of (&info);
   GstBufferPool *pool;
-  GstBuffer *cuda_buf, *again = NULL, *out;
+  GstBuffer *cuda_buf, *out;
   GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL);
-  gint64 deadline;
 
   gst_harness_set_caps (h, gst_caps_ref (cuda_caps), gst_caps_ref (caps));
-  ctx = context_of (h, "pinneddownload");
-
-  /* One buffer: the pool can hand it out again only once it is back. */
-  pool = gst_pinned_cuda_buffer_pool_new (ctx, cuda_caps, 1);
-  fail_unless (pool != NULL);
-  {
-    GstStructure *config = gst_buffer_pool_get_config (pool);
-
-    gst_buffer_pool_config_set_params (config, cuda_caps, info.size, 1, 1);
-    fail_unless (gst_buffer_pool_set_config (pool, config));
-  }
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  pool = one_buffer_cuda_pool (context_of (h, "pinneddownload"), cuda_caps,
+      info.size);
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
           NULL), GST_FLOW_OK);
   pinned_test_fill_frame (in, &info, 5);
@@ -794,22 +830,13 @@ GST_START_TEST (test_cuda_input_held_until_copied)
   fail_unless_equals_int (gst_harness_push (h, cuda_buf), GST_FLOW_OK);
 
   /* The copy still waits: the input is not back in its pool. */
-  params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
-  fail_unless (gst_buffer_pool_acquire_buffer (pool, &again, &params) ==
-      GST_FLOW_EOS,
+  fail_if (cuda_buffer_back (pool),
       "the CUDA input went back to its pool while its copy was pending");
 
   out = gst_harness_pull (h);
   fail_unless (pinned_test_frames_equal (in, out, &info));
+  assert_cuda_buffer_comes_back (pool);
 
-  /* Once copied, it comes back without anyone asking. */
-  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
-  while (gst_buffer_pool_acquire_buffer (pool, &again, &params) != GST_FLOW_OK
-      && g_get_monotonic_time () < deadline)
-    g_usleep (1000);
-  fail_unless (again != NULL, "the CUDA input was never released");
-
-  gst_buffer_unref (again);
   gst_buffer_unref (out);
   gst_buffer_unref (in);
   gst_harness_teardown (h);
@@ -941,30 +968,18 @@ GST_START_TEST (test_filter_cuda_input_held_until_read)
 {
   const Conf *c = &confs[0];
   GstHarness *h = gst_harness_new_parse ("pinnedconvert ! pinneddownload");
-  GstBufferPoolAcquireParams params = { 0, };
   GstElement *convert;
   GstVideoInfo info;
   GstCaps *caps = caps_of (c, &info), *cuda_caps = cuda_caps_of (&info);
   GstBufferPool *pool;
-  GstBuffer *cuda_buf, *again = NULL, *out;
-  gint64 deadline;
+  GstBuffer *cuda_buf, *out;
 
   register_emulations ();
   gst_harness_set_caps (h, gst_caps_ref (cuda_caps),
       gst_caps_from_string ("video/x-raw,format=RGBA"));
   convert = element_of (h, "pinnedconvert");
-
-  /* One buffer: the pool can hand it out again only once it is back. */
-  pool = gst_pinned_cuda_buffer_pool_new (context_of (h, "pinnedconvert"),
-      cuda_caps, 1);
-  fail_unless (pool != NULL);
-  {
-    GstStructure *config = gst_buffer_pool_get_config (pool);
-
-    gst_buffer_pool_config_set_params (config, cuda_caps, info.size, 1, 1);
-    fail_unless (gst_buffer_pool_set_config (pool, config));
-  }
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  pool = one_buffer_cuda_pool (context_of (h, "pinnedconvert"), cuda_caps,
+      info.size);
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
           NULL), GST_FLOW_OK);
 
@@ -973,22 +988,13 @@ GST_START_TEST (test_filter_cuda_input_held_until_read)
   fail_unless_equals_int (gst_harness_push (h, cuda_buf), GST_FLOW_OK);
 
   /* The kernel still waits: the input is not back in its pool. */
-  params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
-  fail_unless (gst_buffer_pool_acquire_buffer (pool, &again, &params) ==
-      GST_FLOW_EOS,
+  fail_if (cuda_buffer_back (pool),
       "the CUDA input went back to its pool while the filter read it");
 
   out = gst_harness_pull (h);
   fail_unless (out != NULL);
+  assert_cuda_buffer_comes_back (pool);
 
-  /* Once read, it comes back without anyone asking. */
-  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
-  while (gst_buffer_pool_acquire_buffer (pool, &again, &params) != GST_FLOW_OK
-      && g_get_monotonic_time () < deadline)
-    g_usleep (1000);
-  fail_unless (again != NULL, "the CUDA input was never released");
-
-  gst_buffer_unref (again);
   gst_buffer_unref (out);
   gst_harness_teardown (h);
   gst_buffer_pool_set_active (pool, FALSE);

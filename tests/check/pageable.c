@@ -261,36 +261,49 @@ GST_END_TEST;
  * DMA engine still reads it. Copies are held back, the source refills
  * buffers as soon as its pool hands them out, and every frame must still
  * arrive as it was. */
+/* Pushes N_FRAMES frames of @source through @h, the upload's copies held
+ * back before each but the first, so that the next frame's input is taken
+ * while the earlier copies have not read theirs; every frame must arrive as
+ * it was. */
+static void
+check_copies_held_back (GstHarness * h, Source source, GstBufferPool * pool,
+    const GstVideoInfo * info, guint32 seed, const gchar * what)
+{
+  GstBuffer *refs[N_FRAMES], *outs[N_FRAMES];
+  guint i;
+
+  for (i = 0; i < N_FRAMES; i++) {
+    GstBuffer *in;
+
+    if (i > 0)
+      pinned_test_delay_stream (upload_stream (h), DELAY_MS / 3);
+    in = make_input (source, info, pool, seed + i);
+    refs[i] = gst_buffer_copy_deep (in);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    outs[i] = gst_harness_pull (h);
+  }
+
+  for (i = 0; i < N_FRAMES; i++) {
+    fail_unless (pinned_test_frames_equal (refs[i], outs[i], info),
+        "frame %u: %s", i, what);
+    gst_buffer_unref (refs[i]);
+    gst_buffer_unref (outs[i]);
+  }
+}
+
 GST_START_TEST (test_registered_source_not_reused_early)
 {
   GstVideoInfo info;
   GstHarness *h;
   GstBufferPool *pool;
-  GstBuffer *refs[8], *outs[8];
-  guint i, n = 6;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 1024, 512);
   h = new_pair ("register", NULL, &info);
   pool = new_sysmem_pool (&info, 3, 0);
 
-  for (i = 0; i < n; i++) {
-    GstBuffer *in;
-
-    if (i > 0)
-      pinned_test_delay_stream (upload_stream (h), DELAY_MS / 3);
-    in = make_input (SOURCE_RECYCLED, &info, pool, 500 + i);
-    refs[i] = gst_buffer_copy_deep (in);
-    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-    outs[i] = gst_harness_pull (h);
-  }
+  check_copies_held_back (h, SOURCE_RECYCLED, pool, &info, 500,
+      "overwritten while it was copied");
   fail_unless (stat (h, "registered") > 0);
-
-  for (i = 0; i < n; i++) {
-    fail_unless (pinned_test_frames_equal (refs[i], outs[i], &info),
-        "frame %u was overwritten while it was copied", i);
-    gst_buffer_unref (refs[i]);
-    gst_buffer_unref (outs[i]);
-  }
 
   gst_harness_teardown (h);
   gst_buffer_pool_set_active (pool, FALSE);
@@ -307,31 +320,13 @@ GST_START_TEST (test_staging_buffer_not_reused_early)
 {
   GstVideoInfo info;
   GstHarness *h;
-  GstBuffer *refs[N_FRAMES], *outs[N_FRAMES];
-  guint i;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 1024, 512);
   h = new_pair ("stage", NULL, &info);
 
-  for (i = 0; i < N_FRAMES; i++) {
-    GstBuffer *in;
-
-    if (i > 0)
-      pinned_test_delay_stream (upload_stream (h), DELAY_MS / 3);
-    in = make_input (SOURCE_FRESH, &info, NULL, 700 + i);
-    refs[i] = gst_buffer_copy_deep (in);
-    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-    outs[i] = gst_harness_pull (h);
-  }
+  check_copies_held_back (h, SOURCE_FRESH, NULL, &info, 700,
+      "its staging buffer was written again while it was copied");
   fail_unless (stat (h, "staged") >= N_FRAMES);
-
-  for (i = 0; i < N_FRAMES; i++) {
-    fail_unless (pinned_test_frames_equal (refs[i], outs[i], &info),
-        "frame %u: its staging buffer was written again while it was copied",
-        i);
-    gst_buffer_unref (refs[i]);
-    gst_buffer_unref (outs[i]);
-  }
 
   gst_harness_teardown (h);
 }
