@@ -47,7 +47,6 @@
 #include <gst/cuda/gstcudabufferpool.h>
 
 #include "gstpinnedfence-private.h"
-#include "gstpinnedmemory-private.h"
 #include "gst/pinned/gstpinnedcudamemory.h"
 #include "gst/pinned/gstpinnedcudacontext.h"
 #include "gst/pinned/gstpinneddevicememory.h"
@@ -207,14 +206,9 @@ gst_pinned_is_cuda_buffer (GstBuffer * buffer)
   if (gst_buffer_n_memory (buffer) == 0)
     return FALSE;
   mem = gst_buffer_peek_memory (buffer, 0);
-  /* Asked for every buffer a download takes: our own memory, told by the
-   * address of its mem_type, is never GstCudaMemory, and that costs no
-   * type check. */
-  if (mem->allocator && (mem->allocator->mem_type ==
-          gst_pinned_device_memory_type ||
-          mem->allocator->mem_type == gst_pinned_host_memory_type))
-    return FALSE;
-  return gst_is_cuda_memory (mem);
+  /* Asked for every buffer a download takes: our own memory, which is never
+   * GstCudaMemory, is told without a type check. */
+  return !gst_is_pinned_memory (mem) && gst_is_cuda_memory (mem);
 }
 
 /* Different devices, or the same device in another CUDA context (elements
