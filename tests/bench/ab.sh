@@ -31,7 +31,7 @@ for round in $(seq 1 "$rounds"); do
       LD_LIBRARY_PATH=$dir/src:$base timeout 300 "$bench" --only \
       --rows "$rows" --sizes "$sizes" --repeats 3 --csv "$out/$v-$round.csv" \
       > "$out/$v-$round.txt" 2>&1 || echo "$v round $round: rc $?"
-    tail -n +2 "$out/$v-$round.csv" | cut -d, -f1,5,9,11 |
+    tail -n +2 "$out/$v-$round.csv" | cut -d, -f1,5,9,11,18,19 |
       sed "s/^/$v,$round,/" >> "$out/all.csv"
   done
 done
@@ -40,13 +40,17 @@ python3 - "$out/all.csv" <<'PY'
 import collections, statistics, sys
 d = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    v, r, fmt, row, ratio, cpu = line.strip().split(',')
-    d[(fmt, row, v)].append((float(ratio), float(cpu)))
+    v, r, fmt, row, ratio, cpu, sys_us, sw = line.strip().split(',')
+    d[(fmt, row, v)].append((float(ratio), float(cpu), float(sys_us),
+                             float(sw)))
 for k in sorted(d):
     rs = [x[0] for x in d[k]]
     cs = [x[1] for x in d[k]]
-    print('%-5s %-10s %s  ratio med %.3f [%s]  cpu med %.1f [%s]' % (
+    print('%-5s %-10s %s  ratio med %.3f [%s]  cpu med %.1f [%s]'
+          '  kernel med %.1f  sleeps med %.2f' % (
         k[0], k[1], k[2], statistics.median(rs),
         ' '.join('%.3f' % x for x in rs), statistics.median(cs),
-        ' '.join('%.1f' % x for x in cs)))
+        ' '.join('%.1f' % x for x in cs),
+        statistics.median(x[2] for x in d[k]),
+        statistics.median(x[3] for x in d[k])))
 PY

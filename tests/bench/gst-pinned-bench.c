@@ -240,6 +240,10 @@ typedef struct
 {
   gdouble fps[MAX_REPEATS];
   gdouble cpu_us[MAX_REPEATS];  /* CPU time per buffer */
+  /* Of it in the kernel, and the process's voluntary context switches
+   * (sleeps, waits) per buffer: what a wait costs shows there. */
+  gdouble sys_us[MAX_REPEATS];
+  gdouble switches[MAX_REPEATS];
   gdouble cores[MAX_REPEATS];
   /* The copy limit measured right before each repeat, in its direction,
    * and the one both ways (for the overlap rows' floor): the host's link
@@ -393,6 +397,12 @@ cpu_seconds (const struct rusage *ru)
 {
   return ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
       ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+}
+
+static gdouble
+sys_seconds (const struct rusage *ru)
+{
+  return ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
 }
 
 static int
@@ -983,6 +993,10 @@ run_once (const Config * c, const Row * row, Result * res)
 
     res->fps[res->n] = run.frames / wall;
     res->cpu_us[res->n] = cpu / run.frames * 1e6;
+    res->sys_us[res->n] = (sys_seconds (&run.ru_end) -
+        sys_seconds (&run.ru_start)) / run.frames * 1e6;
+    res->switches[res->n] = (gdouble) (run.ru_end.ru_nvcsw -
+        run.ru_start.ru_nvcsw) / run.frames;
     res->cores[res->n] = cpu / wall;
     res->n++;
     print_thread_ticks (run.threads_start, run.threads_end, wall);
@@ -1049,9 +1063,14 @@ print_added (const Config * c, const Row * row, Result * results)
     peer_added = 1e6 / median (results[peer - rows].fps,
         results[peer - rows].n) - 1e6 / base_fps;
   g_print ("%-6s %-10s   adds %.0f us/frame to the source alone (%.0f "
-      "us/frame), %.1f us of CPU", "", "", added, 1e6 / base_fps,
+      "us/frame), %.1f us of CPU (%.1f in the kernel, %.2f sleeps)", "", "",
+      added, 1e6 / base_fps,
       median (results[row - rows].cpu_us, results[row - rows].n) -
-      median (results[base - rows].cpu_us, results[base - rows].n));
+      median (results[base - rows].cpu_us, results[base - rows].n),
+      median (results[row - rows].sys_us, results[row - rows].n) -
+      median (results[base - rows].sys_us, results[base - rows].n),
+      median (results[row - rows].switches, results[row - rows].n) -
+      median (results[base - rows].switches, results[base - rows].n));
   if (peer_added > 0)
     g_print ("; %s adds %.0f: %.2fx less", peer->name, peer_added,
         peer_added / MAX (added, 1));
@@ -1300,7 +1319,8 @@ main (int argc, char **argv)
 
   csv = g_string_new ("format,width,height,frame_bytes,row,frames_per_s,"
       "gb_per_s,limit_gb_per_s,ratio_limit,ratio_peer,cpu_us_per_buffer,"
-      "cpu_cores,spread,repeats,verified,period_us,overlap_floor_us," "note\n");
+      "cpu_cores,spread,repeats,verified,period_us,overlap_floor_us,"
+      "sys_us_per_buffer,switches_per_buffer,note\n");
   json = g_string_new (NULL);
   g_string_append_printf (json, "{\n  \"device\": \"%s\",\n  \"date\": \"%s\","
       "\n  \"limit_64MiB\": {\"h2d\": %.2f, \"d2h\": %.2f, \"both\": %.2f},"
@@ -1403,13 +1423,15 @@ main (int argc, char **argv)
               "not run") : res->verified ? "ok" : "WRONG");
 
       g_string_append_printf (csv, "%s,%d,%d,%" G_GSIZE_FORMAT ",%s,%.2f,%.3f,"
-          "%.3f,%.4f,%.3f,%.2f,%.4f,%.4f,%u,%s,%.1f,%.1f,%s\n", c->format,
+          "%.3f,%.4f,%.3f,%.2f,%.4f,%.4f,%u,%s,%.1f,%.1f,%.2f,%.3f,%s\n",
+          c->format,
           c->width, c->height, c->size, row->name, fps, gbps, limit,
           ratio, peer_fps > 0 ? fps / peer_fps : 0,
           median (res->cpu_us, res->n), median (res->cores, res->n),
           spread (res->fps, res->n), res->n, res->verified ? "yes" : "no",
           fps > 0 ? 1e6 / fps : 0, is_overlap (row) ?
           1e6 / fps / MAX (median (res->overlap, res->n), 1e-9) : 0,
+          median (res->sys_us, res->n), median (res->switches, res->n),
           res->note ? res->note : "");
       g_string_append_printf (json, "    {\"format\": \"%s\", \"width\": %d, "
           "\"height\": %d, \"frame_bytes\": %" G_GSIZE_FORMAT ", \"row\": "
