@@ -27,6 +27,9 @@
 #                tests/media/make-clips.sh in tests/media/bench)
 #   callcost     what one CUDA call of a frame's path costs the host
 #                (tests/bench/callcost.c: the driver alone, no GStreamer)
+#   callcount    CUDA calls and sleeps per frame of the NV12 1920x1080
+#                round trip (tests/bench/callcount.c), and of the build
+#                in $CALLCOUNT_BASE too where set (a folder with src/, gst/)
 #   profile      where the round trip's CPU goes: a sampling profiler
 #                (tests/bench/sampler.c) over its benchmark row
 #   fresh        a fresh malloc'd frame each time: time in pinnedupload
@@ -161,6 +164,32 @@ for step in "${steps[@]}"; do
       callcost_rc=$?
       cat "$OUT/callcost.txt"
       summary+=("callcost: rc $callcost_rc (callcost.txt)")
+      ;;
+    callcount)
+      # Counts do not move with the host's speed as CPU time does: the
+      # calls of a frame's path, per frame, each build twice, interleaved.
+      pipe='benchframesrc mode=0 duration=3000000000 caps="video/x-raw,format=NV12,width=1920,height=1080,framerate=0/1" ! video/x-raw,format=NV12,width=1920,height=1080 ! pinnedupload ! pinneddownload ! fakesink name=sink sync=false'
+      builds=("$top/build")
+      [ -n "${CALLCOUNT_BASE:-}" ] && builds=("$(cd "$CALLCOUNT_BASE" && pwd)" "$top/build")
+      : > "$OUT/callcount.txt"
+      for round in 1 2; do
+        for b in "${builds[@]}"; do
+          # Preloaded into the benchmark alone: timeout would write the
+          # file too, at its exit.
+          GST_PLUGIN_PATH_1_0=$b/gst GST_REGISTRY_1_0=$OUT/registry-callcount.bin \
+            LD_LIBRARY_PATH=$b/src:$libpath timeout 60 env \
+            CALLCOUNT_OUT="$OUT/callcount.raw" \
+            LD_PRELOAD="$top/build/tests/bench/libpinnedcallcount.so" \
+            build/tests/bench/gst-pinned-bench --pipeline "$pipe" \
+            > "$OUT/callcount-run.txt" 2>&1
+          frames=$(sed -n 's/^frames=\([0-9]*\).*/\1/p' "$OUT/callcount-run.txt")
+          echo "${b#"$top"/} round $round: $frames frames" >> "$OUT/callcount.txt"
+          awk -v f="${frames:-0}" 'f > 0 { printf "  %-24s %.3f a frame\n", $2, $3 / f }' \
+            "$OUT/callcount.raw" >> "$OUT/callcount.txt"
+        done
+      done
+      cat "$OUT/callcount.txt"
+      summary+=("callcount: $(grep -c frames "$OUT/callcount.txt") runs (callcount.txt)")
       ;;
     profile)
       # Where the NV12 1920x1080 round trip's CPU goes, sampled (these

@@ -1,0 +1,160 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* How many CUDA runtime calls and sleeps a process makes, by kind: an
+ * LD_PRELOAD module over the real runtime, for the calls of a frame's
+ * path. Counts do not move with the host's speed as CPU time does, so two
+ * builds compare in one run. At exit it writes one line a kind to
+ * $CALLCOUNT_OUT (or stderr):
+ *
+ *   CALLCOUNT_OUT=counts.txt LD_PRELOAD=.../libpinnedcallcount.so \
+ *     gst-pinned-bench --pipeline '...'
+ *
+ * Questions are split by their answer (finished, or still running). */
+
+#define _GNU_SOURCE
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+enum
+{
+  MEMCPY_ASYNC,
+  EVENT_RECORD,
+  STREAM_WAIT_EVENT,
+  EVENT_QUERY_DONE,
+  EVENT_QUERY_RUNNING,
+  EVENT_SYNCHRONIZE,
+  EVENT_ELAPSED_TIME,
+  NANOSLEEP,
+  N_KINDS
+};
+
+static const char *names[N_KINDS] = {
+  "cudaMemcpyAsync", "cudaEventRecord", "cudaStreamWaitEvent",
+  "cudaEventQuery-done", "cudaEventQuery-running", "cudaEventSynchronize",
+  "cudaEventElapsedTime", "nanosleep",
+};
+
+static unsigned long counts[N_KINDS];
+
+static void *
+real (const char *name)
+{
+  void *f = dlsym (RTLD_NEXT, name);
+
+  if (f == NULL) {
+    fprintf (stderr, "callcount: no %s\n", name);
+    abort ();
+  }
+  return f;
+}
+
+#define COUNT(kind) __atomic_fetch_add (&counts[kind], 1, __ATOMIC_RELAXED)
+
+cudaError_t
+cudaMemcpyAsync (void *dst, const void *src, size_t count,
+    enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+  static cudaError_t (*f) (void *, const void *, size_t,
+      enum cudaMemcpyKind, cudaStream_t);
+
+  if (f == NULL)
+    f = real ("cudaMemcpyAsync");
+  COUNT (MEMCPY_ASYNC);
+  return f (dst, src, count, kind, stream);
+}
+
+cudaError_t
+cudaEventRecord (cudaEvent_t event, cudaStream_t stream)
+{
+  static cudaError_t (*f) (cudaEvent_t, cudaStream_t);
+
+  if (f == NULL)
+    f = real ("cudaEventRecord");
+  COUNT (EVENT_RECORD);
+  return f (event, stream);
+}
+
+cudaError_t
+cudaStreamWaitEvent (cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+  static cudaError_t (*f) (cudaStream_t, cudaEvent_t, unsigned int);
+
+  if (f == NULL)
+    f = real ("cudaStreamWaitEvent");
+  COUNT (STREAM_WAIT_EVENT);
+  return f (stream, event, flags);
+}
+
+cudaError_t
+cudaEventQuery (cudaEvent_t event)
+{
+  static cudaError_t (*f) (cudaEvent_t);
+  cudaError_t result;
+
+  if (f == NULL)
+    f = real ("cudaEventQuery");
+  result = f (event);
+  COUNT (result == cudaErrorNotReady ? EVENT_QUERY_RUNNING : EVENT_QUERY_DONE);
+  return result;
+}
+
+cudaError_t
+cudaEventSynchronize (cudaEvent_t event)
+{
+  static cudaError_t (*f) (cudaEvent_t);
+
+  if (f == NULL)
+    f = real ("cudaEventSynchronize");
+  COUNT (EVENT_SYNCHRONIZE);
+  return f (event);
+}
+
+cudaError_t
+cudaEventElapsedTime (float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+  static cudaError_t (*f) (float *, cudaEvent_t, cudaEvent_t);
+
+  if (f == NULL)
+    f = real ("cudaEventElapsedTime");
+  COUNT (EVENT_ELAPSED_TIME);
+  return f (ms, start, end);
+}
+
+/* g_usleep() sleeps with nanosleep(). */
+int
+nanosleep (const struct timespec *req, struct timespec *rem)
+{
+  static int (*f) (const struct timespec *, struct timespec *);
+
+  if (f == NULL)
+    f = real ("nanosleep");
+  COUNT (NANOSLEEP);
+  return f (req, rem);
+}
+
+static void counts_write (void) __attribute__((destructor));
+
+static void
+counts_write (void)
+{
+  const char *path = getenv ("CALLCOUNT_OUT");
+  FILE *f = path ? fopen (path, "w") : stderr;
+  int i;
+
+  if (f == NULL)
+    return;
+  for (i = 0; i < N_KINDS; i++)
+    fprintf (f, "callcount %s %lu\n", names[i], counts[i]);
+  if (f != stderr)
+    fclose (f);
+}
