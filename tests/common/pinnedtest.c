@@ -12,6 +12,7 @@
 #endif
 
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -43,6 +44,46 @@ static gpointer
 fake_symbol (const gchar * name)
 {
   return fake_loaded ? dlsym (RTLD_DEFAULT, name) : NULL;
+}
+
+/* Every test runs in this process (below), and a failed assertion leaves
+ * its test's pipeline and threads behind: the next test's task cleanup
+ * (GST_END_TEST) then waits for them forever, and check, which prints the
+ * failures at the end, never prints this one. So the first failure is
+ * printed at once, as check would print it, and ends the run. These two
+ * replace check's own for the test's code. */
+static const gchar *current_test = "?";
+
+void
+tcase_fn_start (const char *fname, const char *file, int line)
+{
+  static void (*real) (const char *, const char *, int);
+
+  if (real == NULL)
+    real = dlsym (RTLD_NEXT, "tcase_fn_start");
+  current_test = fname;
+  if (real)
+    real (fname, file, line);
+}
+
+void
+_ck_assert_failed (const char *file, int line, const char *expr, ...)
+{
+  const char *msg;
+  va_list ap;
+
+  fflush (NULL);
+  printf ("%s:%d:F:%s:0: ", file, line, current_test);
+  va_start (ap, expr);
+  msg = va_arg (ap, const char *);
+  if (msg)
+    vprintf (msg, ap);
+  else
+    fputs (expr, stdout);
+  va_end (ap);
+  printf ("\n");
+  fflush (NULL);
+  _exit (1);
 }
 
 int
