@@ -158,6 +158,12 @@ static const Row rows[] = {
    * the elements' own. */
   {"source-pool", "benchframesrc name=src ! @CAPS@ ! fakesink name=sink "
         "sync=false", BENCH_SOURCE_PAGEABLE, DIR_UP, NULL, FALSE, FALSE},
+  /* Two pass-through base transforms between the same source and sink:
+   * what GStreamer's per-buffer work for a pair of elements costs alone,
+   * against the pair's own (tests/gpu/run.sh floor). */
+  {"identity-pair", "benchframesrc name=src ! @CAPS@ ! identity ! identity ! "
+        "fakesink name=sink sync=false", BENCH_SOURCE_PAGEABLE, DIR_UP, NULL,
+      FALSE, FALSE, FEED_NONE, "source-pool"},
   /* An application pushing frames through appsrc. */
   {"appsrc-pool", "appsrc name=src ! @CAPS@ ! pinnedupload ! fakesink "
         "name=sink sync=false", BENCH_SOURCE_POOL, DIR_UP, "appsrc-malloc",

@@ -30,6 +30,9 @@
 #   callcount    CUDA calls and sleeps per frame of the NV12 1920x1080
 #                round trip (tests/bench/callcount.c), and of the build
 #                in $CALLCOUNT_BASE too where set (a folder with src/, gst/)
+#   floor        the NV12 1920x1080 pair's CPU per frame beside what two
+#                GStreamer elements (row identity-pair) and its driver
+#                calls without GStreamer (gst-pinned-callcost) cost
 #   profile      where the round trip's CPU goes: a sampling profiler
 #                (tests/bench/sampler.c) over its benchmark row
 #   fresh        a fresh malloc'd frame each time: time in pinnedupload
@@ -190,6 +193,28 @@ for step in "${steps[@]}"; do
       done
       cat "$OUT/callcount.txt"
       summary+=("callcount: $(grep -c frames "$OUT/callcount.txt") runs (callcount.txt)")
+      ;;
+    floor)
+      # CPU per frame of the whole process: the source alone, with two
+      # pass-through base transforms (GStreamer's work for two elements),
+      # and with the pair, three rounds; then the pair's driver calls
+      # without GStreamer (the callcost patterns).
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      : > "$OUT/floor.txt"
+      for round in 1 2 3; do
+        LD_LIBRARY_PATH=$libpath timeout 200 build/tests/bench/gst-pinned-bench \
+          --only --rows source-pool,identity-pair,roundtrip \
+          --sizes NV12:1920x1080 --repeats 3 --csv "$OUT/floor-$round.csv" \
+          > "$OUT/floor-run.txt" 2>&1
+        tail -n +2 "$OUT/floor-$round.csv" | awk -F, -v r="$round" \
+          '{ printf "round %s %-14s %6.2f us/frame CPU, ratio %s\n", r, $5, $11, $9 }' \
+          >> "$OUT/floor.txt"
+      done
+      LD_LIBRARY_PATH=$libpath timeout 120 build/tests/bench/gst-pinned-callcost \
+        > "$OUT/floor-callcost.txt" 2>&1
+      grep '^pattern' "$OUT/floor-callcost.txt" >> "$OUT/floor.txt"
+      cat "$OUT/floor.txt"
+      summary+=("floor: $(grep -c '^round' "$OUT/floor.txt") rows (floor.txt)")
       ;;
     profile)
       # Where the NV12 1920x1080 round trip's CPU goes, sampled (these
