@@ -178,8 +178,9 @@ for step in "${steps[@]}"; do
       for round in 1 2; do
         for b in "${builds[@]}"; do
           # Preloaded into the benchmark alone: timeout would write the
-          # file too, at its exit.
-          GST_PLUGIN_PATH_1_0=$b/gst GST_REGISTRY_1_0=$OUT/registry-callcount.bin \
+          # file too, at its exit. A registry for each build's plugin.
+          GST_PLUGIN_PATH_1_0=$b/gst \
+            GST_REGISTRY_1_0="$OUT/registry-callcount-$(echo "$b" | md5sum | cut -c1-8).bin" \
             LD_LIBRARY_PATH=$b/src:$libpath timeout 60 env \
             CALLCOUNT_OUT="$OUT/callcount.raw" \
             LD_PRELOAD="$top/build/tests/bench/libpinnedcallcount.so" \
