@@ -179,6 +179,7 @@ for step in "${steps[@]}"; do
         for b in "${builds[@]}"; do
           # Preloaded into the benchmark alone: timeout would write the
           # file too, at its exit. A registry for each build's plugin.
+          rm -f "$OUT/callcount.raw"
           GST_PLUGIN_PATH_1_0=$b/gst \
             GST_REGISTRY_1_0="$OUT/registry-callcount-$(echo "$b" | md5sum | cut -c1-8).bin" \
             LD_LIBRARY_PATH=$b/src:$libpath timeout 60 env \
@@ -188,8 +189,9 @@ for step in "${steps[@]}"; do
             > "$OUT/callcount-run.txt" 2>&1
           frames=$(sed -n 's/^frames=\([0-9]*\).*/\1/p' "$OUT/callcount-run.txt")
           echo "${b#"$top"/} round $round: $frames frames" >> "$OUT/callcount.txt"
-          awk -v f="${frames:-0}" 'f > 0 { printf "  %-24s %.3f a frame\n", $2, $3 / f }' \
-            "$OUT/callcount.raw" >> "$OUT/callcount.txt"
+          [ -f "$OUT/callcount.raw" ] &&
+            awk -v f="${frames:-0}" 'f > 0 { printf "  %-24s %.3f a frame\n", $2, $3 / f }' \
+              "$OUT/callcount.raw" >> "$OUT/callcount.txt"
         done
       done
       cat "$OUT/callcount.txt"
