@@ -399,16 +399,15 @@ print_thread_ticks (GHashTable * start, GHashTable * end, gdouble wall)
 }
 
 static gdouble
-cpu_seconds (const struct rusage *ru)
-{
-  return ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
-      ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
-}
-
-static gdouble
 sys_seconds (const struct rusage *ru)
 {
   return ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+}
+
+static gdouble
+cpu_seconds (const struct rusage *ru)
+{
+  return ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 + sys_seconds (ru);
 }
 
 static int

@@ -256,11 +256,6 @@ GST_START_TEST (test_modes_bitexact)
 
 GST_END_TEST;
 
-/* A recycling source's buffers are kept until their copies are done: the
- * source cannot get a buffer back from its pool, and write it, while the
- * DMA engine still reads it. Copies are held back, the source refills
- * buffers as soon as its pool hands them out, and every frame must still
- * arrive as it was. */
 /* Pushes N_FRAMES frames of @source through @h, the upload's copies held
  * back before each but the first, so that the next frame's input is taken
  * while the earlier copies have not read theirs; every frame must arrive as
@@ -291,6 +286,11 @@ check_copies_held_back (GstHarness * h, Source source, GstBufferPool * pool,
   }
 }
 
+/* A recycling source's buffers are kept until their copies are done: the
+ * source cannot get a buffer back from its pool, and write it, while the
+ * DMA engine still reads it. Copies are held back, the source refills
+ * buffers as soon as its pool hands them out, and every frame must still
+ * arrive as it was. */
 GST_START_TEST (test_registered_source_not_reused_early)
 {
   GstVideoInfo info;
