@@ -16,14 +16,25 @@
  *   CALLCOUNT_OUT=counts.txt LD_PRELOAD=.../libpinnedcallcount.so \
  *     gst-pinned-bench --pipeline '...'
  *
- * Questions are split by their answer (finished, or still running). */
+ * Questions are split by their answer (finished, or still running). The
+ * system calls of a frame's path that go through libc's exported wrappers
+ * are counted too (a system call costs a virtual machine's host more than
+ * the call itself): sleeps, the timer slack, the driver's ioctls, GLib's
+ * futexes (through syscall()), reads and writes (GstPoll's wake-ups) and
+ * polls. libc's own futexes (pthread mutexes) do not go through them. */
 
 #define _GNU_SOURCE
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 enum
 {
@@ -35,13 +46,20 @@ enum
   EVENT_SYNCHRONIZE,
   EVENT_ELAPSED_TIME,
   NANOSLEEP,
+  PRCTL,
+  IOCTL,
+  FUTEX,
+  READ,
+  WRITE,
+  POLL,
   N_KINDS
 };
 
 static const char *names[N_KINDS] = {
   "cudaMemcpyAsync", "cudaEventRecord", "cudaStreamWaitEvent",
   "cudaEventQuery-done", "cudaEventQuery-running", "cudaEventSynchronize",
-  "cudaEventElapsedTime", "nanosleep",
+  "cudaEventElapsedTime", "nanosleep", "prctl", "ioctl", "futex(syscall)",
+  "read", "write", "poll",
 };
 
 static unsigned long counts[N_KINDS];
@@ -140,6 +158,94 @@ nanosleep (const struct timespec *req, struct timespec *rem)
     f = real ("nanosleep");
   COUNT (NANOSLEEP);
   return f (req, rem);
+}
+
+int
+prctl (int option, ...)
+{
+  static int (*f) (int, unsigned long, unsigned long, unsigned long,
+      unsigned long);
+  unsigned long a[4];
+  va_list ap;
+  int i;
+
+  if (f == NULL)
+    f = real ("prctl");
+  va_start (ap, option);
+  for (i = 0; i < 4; i++)
+    a[i] = va_arg (ap, unsigned long);
+  va_end (ap);
+  COUNT (PRCTL);
+  return f (option, a[0], a[1], a[2], a[3]);
+}
+
+int
+ioctl (int fd, unsigned long request, ...)
+{
+  static int (*f) (int, unsigned long, void *);
+  void *arg;
+  va_list ap;
+
+  if (f == NULL)
+    f = real ("ioctl");
+  va_start (ap, request);
+  arg = va_arg (ap, void *);
+  va_end (ap);
+  COUNT (IOCTL);
+  return f (fd, request, arg);
+}
+
+/* GLib's mutexes and conditions wait and wake with syscall (SYS_futex). */
+long
+syscall (long number, ...)
+{
+  static long (*f) (long, long, long, long, long, long, long);
+  long a[6];
+  va_list ap;
+  int i;
+
+  if (f == NULL)
+    f = real ("syscall");
+  va_start (ap, number);
+  for (i = 0; i < 6; i++)
+    a[i] = va_arg (ap, long);
+  va_end (ap);
+  if (number == SYS_futex)
+    COUNT (FUTEX);
+  return f (number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+ssize_t
+read (int fd, void *buf, size_t count)
+{
+  static ssize_t (*f) (int, void *, size_t);
+
+  if (f == NULL)
+    f = real ("read");
+  COUNT (READ);
+  return f (fd, buf, count);
+}
+
+ssize_t
+write (int fd, const void *buf, size_t count)
+{
+  static ssize_t (*f) (int, const void *, size_t);
+
+  if (f == NULL)
+    f = real ("write");
+  COUNT (WRITE);
+  return f (fd, buf, count);
+}
+
+int
+poll (struct pollfd *fds, nfds_t nfds, int timeout)
+{
+  static int (*f) (struct pollfd *, nfds_t, int);
+
+  if (f == NULL)
+    f = real ("poll");
+  COUNT (POLL);
+  return f (fds, nfds, timeout);
 }
 
 static void counts_write (void) __attribute__((destructor));

@@ -33,6 +33,9 @@
 #   floor        the NV12 1920x1080 pair's CPU per frame beside what two
 #                GStreamer elements (row identity-pair) and its driver
 #                calls without GStreamer (gst-pinned-callcost) cost
+#   syscalls     system calls per frame of the same round trip, under
+#                strace -f -c where strace is installed (counts, not time:
+#                tracing slows every call), a short and a long run
 #   profile      where the round trip's CPU goes: a sampling profiler
 #                (tests/bench/sampler.c) over its benchmark row
 #   fresh        a fresh malloc'd frame each time: time in pinnedupload
@@ -197,6 +200,45 @@ for step in "${steps[@]}"; do
       cat "$OUT/callcount.txt"
       summary+=("callcount: $(grep -c frames "$OUT/callcount.txt") runs (callcount.txt)")
       ;;
+    syscalls)
+      # The difference of a 1 s and a 4 s run, per frame of that
+      # difference: start-up and teardown cancel out.
+      if ! command -v strace > /dev/null; then
+        summary+=("syscalls: no strace here")
+        continue
+      fi
+      : > "$OUT/syscalls.txt"
+      for ns in 1000000000 4000000000; do
+        pipe="benchframesrc mode=0 duration=$ns caps=\"video/x-raw,format=NV12,width=1920,height=1080,framerate=0/1\" ! video/x-raw,format=NV12,width=1920,height=1080 ! pinnedupload ! pinneddownload ! fakesink name=sink sync=false"
+        GST_PLUGIN_PATH_1_0=$top/build/gst LD_LIBRARY_PATH=$libpath \
+          timeout 120 strace -f -c -o "$OUT/strace.$ns" \
+          build/tests/bench/gst-pinned-bench --pipeline "$pipe" \
+          > "$OUT/syscalls-run.$ns" 2>&1
+        frames=$(sed -n 's/^frames=\([0-9]*\).*/\1/p' "$OUT/syscalls-run.$ns")
+        echo "run $ns ns: ${frames:-0} frames" >> "$OUT/syscalls.txt"
+      done
+      python3 - "$OUT" >> "$OUT/syscalls.txt" <<'PY'
+import re, sys
+out = sys.argv[1]
+def load(ns):
+    frames = int(re.search(r'frames=(\d+)', open('%s/syscalls-run.%d' % (out, ns)).read()).group(1))
+    calls = {}
+    for line in open('%s/strace.%d' % (out, ns)):
+        f = line.split()
+        if len(f) >= 5 and f[0][0].isdigit() and f[-1] != 'total':
+            calls[f[-1]] = int(f[3])
+    return frames, calls
+f1, c1 = load(1000000000)
+f2, c2 = load(4000000000)
+print('system calls per frame (4 s run less 1 s run, %d frames):' % (f2 - f1))
+for k in sorted(c2, key=lambda k: -(c2[k] - c1.get(k, 0))):
+    d = (c2[k] - c1.get(k, 0)) / max(f2 - f1, 1)
+    if d >= 0.005:
+        print('  %-20s %.3f' % (k, d))
+PY
+      cat "$OUT/syscalls.txt"
+      summary+=("syscalls: $(grep -c '^  ' "$OUT/syscalls.txt") kinds (syscalls.txt)")
+      ;;
     floor)
       # CPU per frame of the whole process: the source alone, with two
       # pass-through base transforms (GStreamer's work for two elements),
@@ -234,6 +276,8 @@ for step in "${steps[@]}"; do
       if [ -n "$samples" ]; then
         python3 tests/bench/sampler-report.py "$samples" \
           --callers cuEventQuery cuMemcpyHtoDAsync_v2 cuMemcpyDtoHAsync_v2 \
+          __pthread_mutex_unlock pthread_mutex_lock g_mutex_lock \
+          g_mutex_unlock __pthread_rwlock_rdlock ioctl prctl \
           > "$OUT/profile.txt"
         summary+=("profile: $(head -1 "$OUT/profile.txt") (profile.txt)")
         grep roundtrip "$OUT/profile-bench.txt"
