@@ -23,6 +23,11 @@
  * the download's work every frame or every few. CPU per frame of the
  * thread, and of each kind of call: the driver's share of the pair.
  *
+ * Last, what a copy costs the host by its size and its memory: page-locked
+ * by cudaHostAlloc, or malloc'd or huge-page memory registered with
+ * cudaHostRegister (a copy's cost grows with its size: per page?); and N
+ * frames in one call (cudaMemcpyBatchAsync) against N calls.
+ *
  *   gst-pinned-callcost [N]
  */
 
@@ -31,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -201,6 +207,104 @@ pattern (int frames, int ask_every, int timed, int n_in, int leave)
   cudaStreamDestroy (down);
 }
 
+#define HUGE_2M (2u << 20)
+#define SIZES_MAX (48u << 20)
+
+/* @size bytes of memory of @kind: 0 cudaHostAlloc, 1 malloc + register,
+ * 2 huge pages (THP, 2 MiB-aligned) + register. */
+static void *
+host_memory (int kind, size_t size)
+{
+  void *p = NULL;
+
+  if (kind == 0) {
+    CHECK (cudaHostAlloc (&p, size, cudaHostAllocDefault));
+    return p;
+  }
+  if (kind == 1) {
+    if (posix_memalign (&p, 4096, size) != 0)
+      exit (1);
+  } else {
+    size = (size + HUGE_2M - 1) / HUGE_2M * HUGE_2M;
+    if (posix_memalign (&p, HUGE_2M, size) != 0)
+      exit (1);
+    madvise (p, size, MADV_HUGEPAGE);
+  }
+  memset (p, 1, size);
+  CHECK (cudaHostRegister (p, size, cudaHostRegisterDefault));
+  return p;
+}
+
+static void
+host_memory_free (int kind, void *p)
+{
+  if (kind == 0) {
+    cudaFreeHost (p);
+  } else {
+    cudaHostUnregister (p);
+    free (p);
+  }
+}
+
+static void
+copy_costs (int n)
+{
+  static const char *kinds[] = { "cudaHostAlloc", "malloc+register",
+    "hugepages+register"
+  };
+  static const size_t sizes[] = { 4096, 256 << 10, 1 << 20, FRAME,
+    4 * FRAME, 3840 * 2160 * 4
+  };
+  enum
+  { BATCH = 4 };
+  cudaStream_t s;
+  void *dev, *host, *devs[BATCH], *hosts[BATCH];
+  size_t lens[BATCH];
+  struct cudaMemcpyAttributes attr;
+  size_t attr_idx = 0;
+  int k, j, b;
+  char what[96];
+
+  CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
+  CHECK (cudaMalloc (&dev, SIZES_MAX));
+  for (k = 0; k < 3; k++) {
+    host = host_memory (k, SIZES_MAX);
+    for (j = 0; j < (int) (sizeof (sizes) / sizeof (sizes[0])); j++) {
+      size_t len = sizes[j];
+
+      snprintf (what, sizeof (what), "H2D %zu KiB %s", len >> 10, kinds[k]);
+      TIME (what, n / 5, if (i_ % 8 == 0)
+          CHECK (cudaStreamSynchronize (s)), cudaMemcpyAsync (dev, host, len,
+              cudaMemcpyHostToDevice, s));
+      CHECK (cudaStreamSynchronize (s));
+    }
+    /* BATCH frames: one call each, then one call for all. */
+    for (b = 0; b < BATCH; b++) {
+      devs[b] = (char *) dev + (size_t) b *FRAME;
+      hosts[b] = (char *) host + (size_t) b *FRAME;
+      lens[b] = FRAME;
+    }
+    memset (&attr, 0, sizeof (attr));
+    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    snprintf (what, sizeof (what), "H2D %d frames, %d calls %s", BATCH, BATCH,
+        kinds[k]);
+    TIME (what, n / 5, if (i_ % 2 == 0)
+        CHECK (cudaStreamSynchronize (s)), for (b = 0; b < BATCH; b++)
+        cudaMemcpyAsync (devs[b], hosts[b], FRAME, cudaMemcpyHostToDevice, s));
+    CHECK (cudaStreamSynchronize (s));
+    snprintf (what, sizeof (what), "H2D %d frames, 1 batch call %s", BATCH,
+        kinds[k]);
+    TIME (what, n / 5, if (i_ % 2 == 0)
+        CHECK (cudaStreamSynchronize (s)), CHECK (cudaMemcpyBatchAsync (devs,
+                (const void *const *) hosts, lens, BATCH, &attr, &attr_idx, 1,
+                s)));
+    CHECK (cudaStreamSynchronize (s));
+    host_memory_free (k, host);
+  }
+  cudaFree (dev);
+  cudaStreamDestroy (s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -303,5 +407,6 @@ main (int argc, char **argv)
   pattern (n * 4, 5, 0, 8, 4);
   pattern (n * 4, 5, 1, 4, 1);
   pattern (n * 4, 5, 1, 8, 1);
+  copy_costs (n);
   return 0;
 }
