@@ -1788,6 +1788,36 @@ cudaMemcpyAsync (void *dst, const void *src, size_t count,
   return copy_2d (dst, count, src, count, count, 1, kind, stream, FALSE);
 }
 
+/* As CUDA 13's: each copy's direction from its pointers, the batch in
+ * stream order with the stream's other work; not on the legacy default
+ * stream, and every attribute needs a source access order. */
+cudaError_t CUDARTAPI
+cudaMemcpyBatchAsync (void *const *dsts, const void *const *srcs,
+    const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs,
+    size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
+{
+  cudaError_t err;
+  size_t i;
+
+  ENTER (TRUE);
+  if (count == 0 || dsts == NULL || srcs == NULL || sizes == NULL ||
+      attrs == NULL || attrsIdxs == NULL || numAttrs == 0 ||
+      numAttrs > count || attrsIdxs[0] != 0 || stream == NULL)
+    return set_error (cudaErrorInvalidValue);
+  for (i = 0; i < numAttrs; i++) {
+    if (attrs[i].srcAccessOrder == cudaMemcpySrcAccessOrderInvalid ||
+        (i > 0 && attrsIdxs[i] <= attrsIdxs[i - 1]))
+      return set_error (cudaErrorInvalidValue);
+  }
+  for (i = 0; i < count; i++) {
+    err = copy_2d (dsts[i], sizes[i], srcs[i], sizes[i], sizes[i], 1,
+        cudaMemcpyDefault, stream, FALSE);
+    if (err != cudaSuccess)
+      return err;
+  }
+  return cudaSuccess;
+}
+
 cudaError_t CUDARTAPI
 cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t spitch,
     size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
