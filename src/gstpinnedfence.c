@@ -666,9 +666,14 @@ gate_wait_running (GstPinnedFence * fence, guint leave, GError ** error)
   guint questions;
   gboolean ok;
 
-  if (track == NULL || (target = gate_target (track, fence, leave)) == NULL)
+  if (track == NULL)
     return wait_running (fence, POLL_FIRST_US, 2 * POLL_FIRST_US, FALSE,
         NULL, error);
+  /* @fence is itself the newest but @leave, or newer (a batch's fence,
+   * which stands for several buffers): the gate waits for it, as it would
+   * for a later one. */
+  if ((target = gate_target (track, fence, leave)) == NULL)
+    target = gst_pinned_fence_ref (fence);
 
   /* Under steady backpressure such waits last about as long each time.
    * The first sleep follows how its question came out: shorter after
@@ -819,13 +824,21 @@ gst_pinned_fence_wait_on_stream (GstPinnedFence * fence,
   ensure_debug_category ();
 
   /* Work already ordered on the same stream, or seen done, needs no
-   * wait. */
+   * wait; nor does a fence behind one of its stream that @stream already
+   * waits for (the frames of a batch share one fence). */
   if (fence->stream_id == gst_pinned_stream_get_id (stream) ||
       fence_known_done (fence))
     return TRUE;
+  if (fence->track && gst_pinned_stream_has_waited (stream, fence->stream_id,
+          fence->seq))
+    return TRUE;
 
-  return gst_pinned_cuda_result (cudaStreamWaitEvent
-      (gst_pinned_stream_get_cuda_stream (stream), fence->event, 0), error);
+  if (!gst_pinned_cuda_result (cudaStreamWaitEvent
+          (gst_pinned_stream_get_cuda_stream (stream), fence->event, 0), error))
+    return FALSE;
+  if (fence->track)
+    gst_pinned_stream_set_waited (stream, fence->stream_id, fence->seq);
+  return TRUE;
 }
 
 /**

@@ -35,4 +35,21 @@ typedef struct _GstPinnedFenceTrack GstPinnedFenceTrack;
 G_GNUC_INTERNAL
 GstPinnedFenceTrack *gst_pinned_stream_get_track   (GstPinnedStream * stream);
 
+/* Whether the work enqueued on @stream from now on already waits for fence
+ * @seq of the stream of id @id: a wait for that fence or a later one of
+ * that stream was enqueued on it (a stream runs its work in order, so its
+ * later fence stands for its earlier ones). One stream is remembered, the
+ * last one waited for. */
+G_GNUC_INTERNAL
+gboolean             gst_pinned_stream_has_waited  (GstPinnedStream * stream,
+                                                    guint64 id,
+                                                    guint64 seq);
+
+/* Remembers that a wait for fence @seq of stream @id was enqueued on
+ * @stream. */
+G_GNUC_INTERNAL
+void                 gst_pinned_stream_set_waited  (GstPinnedStream * stream,
+                                                    guint64 id,
+                                                    guint64 seq);
+
 G_END_DECLS

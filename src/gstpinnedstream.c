@@ -37,6 +37,12 @@ struct _GstPinnedStream
   GstPinnedFenceTrack *track;
   /* A wrapped stream belongs to its creator, who destroys it. */
   gboolean wrapped;
+  /* The latest fence of another stream that a wait was enqueued for (its
+   * stream's id and number): the work enqueued here since waits for that
+   * stream's earlier fences too. */
+  GMutex wait_lock;
+  guint64 waited_id;
+  guint64 waited_seq;
 };
 
 static guint64 next_stream_id = 1;
@@ -53,6 +59,7 @@ gst_pinned_stream_free (GstPinnedStream * stream)
   }
   gst_pinned_fence_track_close (stream->track);
   gst_object_unref (stream->context);
+  g_mutex_clear (&stream->wait_lock);
   g_free (stream);
 }
 
@@ -69,6 +76,7 @@ stream_new (GstPinnedContext * context, cudaStream_t handle, gboolean wrapped)
   stream->wrapped = wrapped;
   stream->id = __atomic_fetch_add (&next_stream_id, 1, __ATOMIC_RELAXED);
   stream->track = gst_pinned_fence_track_new ();
+  g_mutex_init (&stream->wait_lock);
 
   return stream;
 }
@@ -224,4 +232,27 @@ gst_pinned_stream_synchronize (GstPinnedStream * stream, GError ** error)
   ensure_debug_category ();
 
   return gst_pinned_cuda_result (cudaStreamSynchronize (stream->handle), error);
+}
+
+gboolean
+gst_pinned_stream_has_waited (GstPinnedStream * stream, guint64 id, guint64 seq)
+{
+  gboolean waited;
+
+  g_mutex_lock (&stream->wait_lock);
+  waited = stream->waited_id == id && stream->waited_seq >= seq;
+  g_mutex_unlock (&stream->wait_lock);
+
+  return waited;
+}
+
+void
+gst_pinned_stream_set_waited (GstPinnedStream * stream, guint64 id, guint64 seq)
+{
+  g_mutex_lock (&stream->wait_lock);
+  if (stream->waited_id != id || stream->waited_seq < seq) {
+    stream->waited_id = id;
+    stream->waited_seq = seq;
+  }
+  g_mutex_unlock (&stream->wait_lock);
 }
