@@ -51,4 +51,50 @@ gboolean gst_pinned_transfer_check_layout       (GstBuffer * buffer,
                                                  const gchar * what,
                                                  GError ** error);
 
+/* Frames whose copies go to the GPU together: one call for all of them
+ * (cudaMemcpyBatchAsync) and one fence, where a frame each cost a copy
+ * call, a fence and the next stream's wait for it. For gst-pinned memory
+ * on both sides in the same layout (the pool path); the caller holds
+ * each destination back until the batch is flushed. */
+typedef struct _GstPinnedTransferBatch GstPinnedTransferBatch;
+
+G_GNUC_INTERNAL
+GstPinnedTransferBatch *gst_pinned_transfer_batch_new   (void);
+
+/* Drops the frames not flushed yet, as gst_pinned_transfer_batch_clear(). */
+G_GNUC_INTERNAL
+void     gst_pinned_transfer_batch_free       (GstPinnedTransferBatch * batch);
+
+G_GNUC_INTERNAL
+guint    gst_pinned_transfer_batch_get_frames (GstPinnedTransferBatch * batch);
+
+/* As gst_pinned_transfer_video_frame_report() where both buffers are
+ * gst-pinned memory in the same layout: the stream's waits for the
+ * buffers' earlier users are enqueued, the copies only noted in @batch,
+ * with references to both buffers (*@added: TRUE, *@bytes: the frame's).
+ * Any other frame is left alone (*@added: FALSE): the caller flushes the
+ * batch and copies it itself. */
+G_GNUC_INTERNAL
+gboolean gst_pinned_transfer_batch_add        (GstPinnedTransferBatch * batch,
+                                               GstPinnedStream * stream,
+                                               const GstVideoInfo * info,
+                                               GstBuffer * src,
+                                               GstBuffer * dst,
+                                               gboolean * added,
+                                               guint64 * bytes,
+                                               GError ** error);
+
+/* Enqueues the batch's copies on @stream in one call (@report's events,
+ * if set, around it), records one fence that becomes every destination's
+ * writer and joins every source's readers, and empties the batch. */
+G_GNUC_INTERNAL
+gboolean gst_pinned_transfer_batch_flush      (GstPinnedTransferBatch * batch,
+                                               GstPinnedStream * stream,
+                                               GstPinnedTransferReport * report,
+                                               GError ** error);
+
+/* Drops the batch's frames without copying them (a flush, a stop). */
+G_GNUC_INTERNAL
+void     gst_pinned_transfer_batch_clear      (GstPinnedTransferBatch * batch);
+
 G_END_DECLS

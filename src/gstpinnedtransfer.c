@@ -74,6 +74,22 @@ typedef struct
   gint stride[GST_VIDEO_MAX_PLANES];
 } Side;
 
+/* One copy of a batch. */
+typedef struct
+{
+  gpointer dst;
+  gconstpointer src;
+  gsize len;
+  enum cudaMemcpyKind kind;
+} BatchCopy;
+
+struct _GstPinnedTransferBatch
+{
+  GArray *copies;               /* BatchCopy */
+  GPtrArray *srcs;              /* the frames' buffers, referenced */
+  GPtrArray *dsts;
+};
+
 /* The state of one frame's transfer. */
 typedef struct
 {
@@ -85,6 +101,8 @@ typedef struct
   GstPinnedStager *stager;      /* once staging is reserved */
   GstPinnedTransferReport *report;      /* nullable */
   guint64 bytes;
+  /* Set: the copies are noted there, not enqueued. */
+  GstPinnedTransferBatch *batch;
   Side in, out;
 } Transfer;
 
@@ -419,6 +437,12 @@ direct (Transfer * t, guint8 * d, gboolean d_device, const guint8 * s,
 {
   if (len == 0)
     return TRUE;
+  if (t->batch) {
+    BatchCopy copy = { d, s, len, copy_kind (s_device, d_device) };
+
+    g_array_append_val (t->batch->copies, copy);
+    return TRUE;
+  }
   return gst_pinned_cuda_result (cudaMemcpyAsync (d, s, len,
           copy_kind (s_device, d_device), t->handle), error);
 }
@@ -651,6 +675,7 @@ transfer (GstPinnedStream * stream, const GstVideoInfo * info,
   t.stager = NULL;
   t.report = report;
   t.bytes = 0;
+  t.batch = NULL;
   t.stream = stream;
   t.handle = gst_pinned_stream_get_cuda_stream (stream);
   t.info = info;
@@ -732,6 +757,193 @@ transfer (GstPinnedStream * stream, const GstVideoInfo * info,
   return ok;
 }
 
+
+GstPinnedTransferBatch *
+gst_pinned_transfer_batch_new (void)
+{
+  GstPinnedTransferBatch *batch = g_new0 (GstPinnedTransferBatch, 1);
+
+  batch->copies = g_array_new (FALSE, FALSE, sizeof (BatchCopy));
+  batch->srcs = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  batch->dsts = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  return batch;
+}
+
+void
+gst_pinned_transfer_batch_clear (GstPinnedTransferBatch * batch)
+{
+  g_array_set_size (batch->copies, 0);
+  g_ptr_array_set_size (batch->srcs, 0);
+  g_ptr_array_set_size (batch->dsts, 0);
+}
+
+void
+gst_pinned_transfer_batch_free (GstPinnedTransferBatch * batch)
+{
+  if (batch == NULL)
+    return;
+  gst_pinned_transfer_batch_clear (batch);
+  g_array_free (batch->copies, TRUE);
+  g_ptr_array_free (batch->srcs, TRUE);
+  g_ptr_array_free (batch->dsts, TRUE);
+  g_free (batch);
+}
+
+guint
+gst_pinned_transfer_batch_get_frames (GstPinnedTransferBatch * batch)
+{
+  return batch->dsts->len;
+}
+
+/* Only our own memory: its addresses stay valid while the batch holds
+ * the buffers, and its fences tell every later user when the copy is
+ * done. */
+static gboolean
+batchable (Side * side)
+{
+  guint i;
+
+  for (i = 0; i < side->n_mem; i++) {
+    if (side->kind[i] != KIND_DEVICE && side->kind[i] != KIND_PINNED)
+      return FALSE;
+  }
+  return side->n_mem > 0;
+}
+
+gboolean
+gst_pinned_transfer_batch_add (GstPinnedTransferBatch * batch,
+    GstPinnedStream * stream, const GstVideoInfo * info, GstBuffer * src,
+    GstBuffer * dst, gboolean * added, guint64 * bytes, GError ** error)
+{
+  GstPinnedContext *context;
+  Transfer t;
+  guint n_copies = batch->copies->len;
+  gboolean ok;
+
+  ensure_debug_category ();
+
+  *added = FALSE;
+  t.stager = NULL;
+  t.report = NULL;
+  t.bytes = 0;
+  t.batch = batch;
+  t.stream = stream;
+  t.handle = gst_pinned_stream_get_cuda_stream (stream);
+  t.info = info;
+  t.pageable = NULL;
+  t.mode = GST_PINNED_PAGEABLE_DIRECT;
+
+  context = gst_pinned_stream_get_context (stream);
+  if (!gst_pinned_context_push (context, error))
+    return FALSE;
+
+  if (!side_map (&t, &t.in, src, GST_MAP_READ, error)) {
+    gst_pinned_context_pop (context);
+    return FALSE;
+  }
+  if (!side_map (&t, &t.out, dst, GST_MAP_WRITE, error)) {
+    side_unmap (&t.in);
+    gst_pinned_context_pop (context);
+    return FALSE;
+  }
+
+  if (!batchable (&t.in) || !batchable (&t.out) ||
+      !same_layout (info, &t.in, &t.out)) {
+    ok = TRUE;
+  } else {
+    ok = gst_pinned_buffer_sync_stream (src, stream, GST_MAP_READ, error) &&
+        gst_pinned_buffer_sync_stream (dst, stream, GST_MAP_WRITE, error) &&
+        copy_whole (&t, error);
+    if (ok) {
+      g_ptr_array_add (batch->srcs, gst_buffer_ref (src));
+      g_ptr_array_add (batch->dsts, gst_buffer_ref (dst));
+      *added = TRUE;
+      *bytes = t.bytes;
+    } else {
+      g_array_set_size (batch->copies, n_copies);
+    }
+  }
+
+  side_unmap (&t.out);
+  side_unmap (&t.in);
+  gst_pinned_context_pop (context);
+
+  return ok;
+}
+
+gboolean
+gst_pinned_transfer_batch_flush (GstPinnedTransferBatch * batch,
+    GstPinnedStream * stream, GstPinnedTransferReport * report, GError ** error)
+{
+  GstPinnedContext *context;
+  cudaStream_t handle;
+  GstPinnedFence *fence = NULL;
+  guint i, n = batch->copies->len;
+  gboolean ok = TRUE;
+
+  if (batch->dsts->len == 0)
+    return TRUE;
+
+  context = gst_pinned_stream_get_context (stream);
+  if (!gst_pinned_context_push (context, error)) {
+    gst_pinned_transfer_batch_clear (batch);
+    return FALSE;
+  }
+  handle = gst_pinned_stream_get_cuda_stream (stream);
+
+  if (report && report->start)
+    ok = gst_pinned_cuda_result (cudaEventRecord (report->start, handle),
+        error);
+
+  if (ok && n == 1) {
+    BatchCopy *c = &g_array_index (batch->copies, BatchCopy, 0);
+
+    ok = gst_pinned_cuda_result (cudaMemcpyAsync (c->dst, c->src, c->len,
+            c->kind, handle), error);
+  } else if (ok && n > 1) {
+    gpointer *dsts = g_newa (gpointer, n);
+    gconstpointer *srcs = g_newa (gconstpointer, n);
+    gsize *sizes = g_newa (gsize, n);
+    struct cudaMemcpyAttributes attr = { 0, };
+    gsize attr_index = 0;
+
+    for (i = 0; i < n; i++) {
+      BatchCopy *c = &g_array_index (batch->copies, BatchCopy, i);
+
+      dsts[i] = c->dst;
+      srcs[i] = c->src;
+      sizes[i] = c->len;
+    }
+    /* In stream order, after the waits enqueued for each frame. */
+    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    ok = gst_pinned_cuda_result (cudaMemcpyBatchAsync (dsts, srcs, sizes, n,
+            &attr, &attr_index, 1, handle), error);
+  }
+
+  if (ok && report && report->end)
+    ok = gst_pinned_cuda_result (cudaEventRecord (report->end, handle), error);
+
+  if (ok)
+    ok = (fence = gst_pinned_stream_record_fence_current (stream, error)) !=
+        NULL;
+
+  if (ok) {
+    for (i = 0; i < batch->dsts->len; i++) {
+      gst_pinned_buffer_add_fence (g_ptr_array_index (batch->srcs, i), fence,
+          GST_MAP_READ);
+      gst_pinned_buffer_add_fence (g_ptr_array_index (batch->dsts, i), fence,
+          GST_MAP_WRITE);
+    }
+    gst_pinned_fence_unref (fence);
+  }
+
+  gst_pinned_transfer_batch_clear (batch);
+  gst_pinned_context_pop (context);
+
+  return ok;
+}
 
 /**
  * gst_pinned_transfer_video_frame_full:
