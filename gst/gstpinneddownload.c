@@ -361,8 +361,14 @@ gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 #endif
 
   span = gst_pinned_base_transform_begin_span (base, "D2H copy");
-  ok = gst_pinned_base_transform_transfer (base, src, outbuf,
-      ensure_pageable (self), &error);
+  /* A view of CUDA memory is copied at once: the window holds it until
+   * then. */
+  if (src == inbuf)
+    ok = gst_pinned_base_transform_transfer_output (base, src, outbuf,
+        ensure_pageable (self), &error);
+  else
+    ok = gst_pinned_base_transform_transfer (base, src, outbuf,
+        ensure_pageable (self), &error);
   gst_pinned_timeline_end (span);
 
   /* The view holds the input until the copy is done: then its pool may

@@ -769,8 +769,13 @@ gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
 
   span = gst_pinned_base_transform_begin_span (base, "H2D copy");
-  ok = gst_pinned_base_transform_transfer (base, inbuf, dst,
-      ensure_pageable (GST_PINNED_UPLOAD (trans)), &error);
+  /* A view of CUDA memory is copied at once: its fence goes with it. */
+  if (dst == outbuf)
+    ok = gst_pinned_base_transform_transfer_output (base, inbuf, outbuf,
+        ensure_pageable (GST_PINNED_UPLOAD (trans)), &error);
+  else
+    ok = gst_pinned_base_transform_transfer (base, inbuf, dst,
+        ensure_pageable (GST_PINNED_UPLOAD (trans)), &error);
   gst_pinned_timeline_end (span);
 
 #ifdef HAVE_CUDA_INTEROP

@@ -49,6 +49,17 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_base_transform_debug);
 #define DEFAULT_DEVICE_ID GST_PINNED_DEVICE_ID_ANY
 #define DEFAULT_SHARED_STREAM FALSE
 #define DEFAULT_POOL_SIZE 4
+#define DEFAULT_BATCH 0
+/* batch=0: frames up to this size from a source that is not live go in
+ * batches of AUTO_BATCH. A copy call, its fence and the next stream's wait
+ * for it cost the host about as much for 3 MB as for 33 MB: small frames
+ * pay them per frame (docs/performance.md). */
+#define AUTO_BATCH 4
+#define AUTO_BATCH_MAX_BYTES (8u << 20)
+#define MAX_BATCH 16
+/* A partial batch goes after this long without its last frame: an
+ * application that pushes a frame and waits for it gets it. */
+#define DEFAULT_BATCH_TIMEOUT_US 1000
 /* Every how many frames the GPU work is timed */
 #define DEFAULT_TIMING_INTERVAL 16
 
@@ -58,6 +69,8 @@ enum
   PROP_DEVICE_ID,
   PROP_SHARED_STREAM,
   PROP_POOL_SIZE,
+  PROP_BATCH,
+  PROP_BATCH_TIMEOUT,
   PROP_STATS,
   PROP_LAST
 };
@@ -93,6 +106,7 @@ typedef struct
   cudaEvent_t end;
   gboolean pending;             /* recorded, not read yet */
   gboolean failed;
+  guint frames;                 /* frames the pending timing covers */
   guint since;                  /* frames since the last timed one: the
                                  * streaming thread's */
 } Timer;
@@ -102,6 +116,8 @@ typedef struct
   gint device_id;
   gboolean shared_stream;
   guint pool_size;
+  guint batch;                  /* the properties */
+  guint64 batch_timeout_us;
   GstPinnedContext *context;
   GstPinnedStream *stream;
   GstVideoInfo in_info;
@@ -112,6 +128,28 @@ typedef struct
   /* The last one given to gst_pinned_base_transform_transfer(), for its
    * gauges in the statistics; under the object lock. */
   GstPinnedPageable *pageable;
+
+  /* Batching, the streaming thread's: frames a batch (1: none), chosen at
+   * caps time; the batch; the outputs whose copies it holds, and outputs
+   * whose copies are enqueued, to push in order; the output that
+   * gst_pinned_base_transform_transfer_output() just batched. */
+  guint batch_frames;
+  GstPinnedTransferBatch *pending;
+  GQueue held;
+  GQueue ready;
+  GstBuffer *batched;
+
+  /* The batch's timer: a thread that pushes a partial batch whose first
+   * frame came @batch_timeout_us ago (@held_since, monotonic us; 0: none
+   * held). It waits until that time, so the streaming thread only wakes
+   * it from idle (@timer_idle). */
+  GThread *batch_timer;
+  GMutex batch_lock;
+  GCond batch_cond;
+  gboolean batch_timer_stop;
+  gint timer_idle;
+  gint64 held_since;
+  gint64 held_timeout_us;
 } GstPinnedBaseTransformPrivate;
 
 #define gst_pinned_base_transform_parent_class parent_class
@@ -151,6 +189,16 @@ gst_pinned_base_transform_set_property (GObject * object, guint prop_id,
       priv->pool_size = g_value_get_uint (value);
       GST_OBJECT_UNLOCK (object);
       break;
+    case PROP_BATCH:
+      GST_OBJECT_LOCK (object);
+      priv->batch = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    case PROP_BATCH_TIMEOUT:
+      GST_OBJECT_LOCK (object);
+      priv->batch_timeout_us = g_value_get_uint64 (value);
+      GST_OBJECT_UNLOCK (object);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -183,6 +231,16 @@ gst_pinned_base_transform_get_property (GObject * object, guint prop_id,
     case PROP_POOL_SIZE:
       GST_OBJECT_LOCK (object);
       g_value_set_uint (value, priv->pool_size);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    case PROP_BATCH:
+      GST_OBJECT_LOCK (object);
+      g_value_set_uint (value, priv->batch);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    case PROP_BATCH_TIMEOUT:
+      GST_OBJECT_LOCK (object);
+      g_value_set_uint64 (value, priv->batch_timeout_us);
       GST_OBJECT_UNLOCK (object);
       break;
     default:
@@ -354,7 +412,7 @@ timer_read_locked (GstPinnedBaseTransform * self)
     return;
   }
   STAT_ADD (priv->stats.gpu_ns, (guint64) (ms * 1e6 + 0.5));
-  STAT_ADD (priv->stats.gpu_samples, 1);
+  STAT_ADD (priv->stats.gpu_samples, MAX (timer->frames, 1));
 }
 
 gboolean
@@ -382,9 +440,9 @@ gst_pinned_base_transform_timer_begin (GstPinnedBaseTransform * self,
   return TRUE;
 }
 
-void
-gst_pinned_base_transform_timer_end (GstPinnedBaseTransform * self,
-    gboolean recorded)
+static void
+timer_end_frames (GstPinnedBaseTransform * self, gboolean recorded,
+    guint frames)
 {
   Timer *timer = &GET_PRIV (self)->timer;
 
@@ -392,7 +450,15 @@ gst_pinned_base_transform_timer_end (GstPinnedBaseTransform * self,
     return;
   g_mutex_lock (&timer->lock);
   timer->pending = TRUE;
+  timer->frames = frames;
   g_mutex_unlock (&timer->lock);
+}
+
+void
+gst_pinned_base_transform_timer_end (GstPinnedBaseTransform * self,
+    gboolean recorded)
+{
+  timer_end_frames (self, recorded, 1);
 }
 
 static void
@@ -555,6 +621,293 @@ gst_pinned_base_transform_copy_frame (GstPinnedBaseTransform * self,
   return transfer (self, src, dst, NULL, FALSE, error);
 }
 
+/* Enqueues the batch's copies; its outputs can go then, after those
+ * before them. */
+static gboolean
+flush_batch (GstPinnedBaseTransform * self, GError ** error)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  GstPinnedTransferReport report = { NULL, };
+  guint frames;
+  gboolean timed, ok;
+  GstBuffer *buf;
+
+  if (priv->pending == NULL ||
+      (frames = gst_pinned_transfer_batch_get_frames (priv->pending)) == 0)
+    return TRUE;
+
+  timed = gst_pinned_base_transform_timer_begin (self, &report.start,
+      &report.end);
+  ok = gst_pinned_transfer_batch_flush (priv->pending, priv->stream, &report,
+      error);
+  timer_end_frames (self, timed && ok, frames);
+
+  __atomic_store_n (&priv->held_since, 0, __ATOMIC_SEQ_CST);
+  while ((buf = g_queue_pop_head (&priv->held))) {
+    if (ok)
+      g_queue_push_tail (&priv->ready, buf);
+    else
+      gst_buffer_unref (buf);
+  }
+  return ok;
+}
+
+/* Frames held or ready are dropped (a flush, a stop). */
+static void
+drop_batch (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+
+  if (priv->pending)
+    gst_pinned_transfer_batch_clear (priv->pending);
+  g_queue_clear_full (&priv->held, (GDestroyNotify) gst_buffer_unref);
+  g_queue_clear_full (&priv->ready, (GDestroyNotify) gst_buffer_unref);
+  priv->batched = NULL;
+  __atomic_store_n (&priv->held_since, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Before a serialized event or query goes on: every frame before it is
+ * pushed. */
+static GstFlowReturn
+push_batch (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GError *error = NULL;
+  GstBuffer *buf;
+
+  if (!flush_batch (self, &error)) {
+    gchar *text = gst_pinned_base_transform_error_text (self, error,
+        "Could not copy a batch of frames");
+
+    GST_PINNED_ELEMENT_ERROR (self, error, text);
+    g_free (text);
+    g_clear_error (&error);
+    return GST_FLOW_ERROR;
+  }
+  while ((buf = g_queue_pop_head (&priv->ready))) {
+    STAT_ADD (priv->stats.buffers, 1);
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+    else
+      gst_buffer_unref (buf);
+  }
+  return ret;
+}
+
+/* The first frame of a batch is held: the timer counts from now. */
+static void
+batch_started (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+
+  if (priv->batch_timer == NULL)
+    return;
+  /* Then the idle flag: the timer sets it before it looks (Dekker). */
+  __atomic_store_n (&priv->held_since, g_get_monotonic_time (),
+      __ATOMIC_SEQ_CST);
+  if (__atomic_load_n (&priv->timer_idle, __ATOMIC_SEQ_CST)) {
+    g_mutex_lock (&priv->batch_lock);
+    g_cond_signal (&priv->batch_cond);
+    g_mutex_unlock (&priv->batch_lock);
+  }
+}
+
+/* Pushes the partial batch, where it is still the one that timed out,
+ * with the stream lock (as the streaming thread would); the lock is only
+ * tried, so that a stop that holds it never waits for this thread. */
+static void
+batch_timed_out (GstPinnedBaseTransform * self, gint64 since)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (self);
+
+  while (!GST_PAD_STREAM_TRYLOCK (sinkpad)) {
+    gint64 until = g_get_monotonic_time () + 100;
+
+    g_mutex_lock (&priv->batch_lock);
+    if (!priv->batch_timer_stop)
+      g_cond_wait_until (&priv->batch_cond, &priv->batch_lock, until);
+    if (priv->batch_timer_stop ||
+        __atomic_load_n (&priv->held_since, __ATOMIC_SEQ_CST) != since) {
+      g_mutex_unlock (&priv->batch_lock);
+      return;
+    }
+    g_mutex_unlock (&priv->batch_lock);
+  }
+  if (__atomic_load_n (&priv->held_since, __ATOMIC_SEQ_CST) == since) {
+    GST_LOG_OBJECT (self, "batch timed out with %u frames",
+        g_queue_get_length (&priv->held));
+    push_batch (self);
+  }
+  GST_PAD_STREAM_UNLOCK (sinkpad);
+}
+
+static gpointer
+batch_timer_loop (gpointer data)
+{
+  GstPinnedBaseTransform *self = data;
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  gboolean quiet = FALSE;
+
+  g_mutex_lock (&priv->batch_lock);
+  while (!priv->batch_timer_stop) {
+    gint64 since, deadline;
+
+    /* Idle only after a whole timeout without a batch: while frames
+     * stream, the next batch starts right after a flush, and waking the
+     * timer for each would cost a system call a batch. */
+    if (quiet)
+      __atomic_store_n (&priv->timer_idle, 1, __ATOMIC_SEQ_CST);
+    since = __atomic_load_n (&priv->held_since, __ATOMIC_SEQ_CST);
+    if (since == 0 && quiet) {
+      g_cond_wait (&priv->batch_cond, &priv->batch_lock);
+      __atomic_store_n (&priv->timer_idle, 0, __ATOMIC_SEQ_CST);
+      quiet = FALSE;
+      continue;
+    }
+    __atomic_store_n (&priv->timer_idle, 0, __ATOMIC_SEQ_CST);
+    if (since == 0) {
+      quiet = TRUE;
+      g_cond_wait_until (&priv->batch_cond, &priv->batch_lock,
+          g_get_monotonic_time () + priv->held_timeout_us);
+      continue;
+    }
+    quiet = FALSE;
+    deadline = since + priv->held_timeout_us;
+    if (g_get_monotonic_time () < deadline) {
+      /* A later batch moves the deadline: looked at again then. */
+      g_cond_wait_until (&priv->batch_cond, &priv->batch_lock, deadline);
+      continue;
+    }
+    g_mutex_unlock (&priv->batch_lock);
+    batch_timed_out (self, since);
+    g_mutex_lock (&priv->batch_lock);
+  }
+  g_mutex_unlock (&priv->batch_lock);
+
+  return NULL;
+}
+
+static void
+batch_timer_start (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  guint64 timeout;
+
+  GST_OBJECT_LOCK (self);
+  timeout = priv->batch_timeout_us;
+  GST_OBJECT_UNLOCK (self);
+  if (priv->batch_timer || timeout == 0 || priv->batch_frames < 2)
+    return;
+
+  priv->held_timeout_us = (gint64) MIN (timeout, G_MAXINT64 / 2);
+  priv->batch_timer_stop = FALSE;
+  priv->batch_timer = g_thread_new ("pinned-batch", batch_timer_loop, self);
+}
+
+static void
+batch_timer_stop (GstPinnedBaseTransform * self)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+
+  if (priv->batch_timer == NULL)
+    return;
+  g_mutex_lock (&priv->batch_lock);
+  priv->batch_timer_stop = TRUE;
+  g_cond_signal (&priv->batch_cond);
+  g_mutex_unlock (&priv->batch_lock);
+  g_thread_join (priv->batch_timer);
+  priv->batch_timer = NULL;
+}
+
+/* Our memory only: what a batch can take (anything else is copied at once,
+ * without mapping it twice). */
+static gboolean
+all_ours (GstBuffer * buffer)
+{
+  guint i, n = gst_buffer_n_memory (buffer);
+
+  for (i = 0; i < n; i++) {
+    if (!gst_is_pinned_memory (gst_buffer_peek_memory (buffer, i)))
+      return FALSE;
+  }
+  return n > 0;
+}
+
+/**
+ * gst_pinned_base_transform_transfer_output:
+ * @self: a #GstPinnedBaseTransform with an open device
+ * @src: the frame to copy, in the negotiated input format
+ * @outbuf: the output buffer of the frame being transformed, to copy into
+ * @pageable: (nullable): as for gst_pinned_base_transform_transfer()
+ * @error: (out) (optional): where to describe a failure
+ *
+ * gst_pinned_base_transform_transfer() into the buffer that the element's
+ * transform pushes. Where the element batches frames
+ * (#GstPinnedBaseTransform:batch) and both buffers are gst-pinned memory
+ * in the same layout, the copy is only noted: the base class enqueues the
+ * copies of a batch in one call, with one fence, and pushes its outputs
+ * then, in order; it pushes a partial batch before any serialized event
+ * or query (end of stream, caps, drain, allocation) and drops it on a
+ * flush. Other frames are copied at once, after the batch before them.
+ *
+ * Returns: %TRUE when the copies were enqueued or noted
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_base_transform_transfer_output (GstPinnedBaseTransform * self,
+    GstBuffer * src, GstBuffer * outbuf, GstPinnedPageable * pageable,
+    GError ** error)
+{
+  GstPinnedBaseTransformPrivate *priv;
+  gboolean added = FALSE;
+  guint64 bytes = 0;
+
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (src), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (outbuf), FALSE);
+
+  priv = GET_PRIV (self);
+  if (priv->batch_frames > 1 && priv->stream && all_ours (src) &&
+      all_ours (outbuf)) {
+    if (priv->pending == NULL)
+      priv->pending = gst_pinned_transfer_batch_new ();
+    if (!gst_pinned_transfer_batch_add (priv->pending, priv->stream,
+            &priv->in_info, src, outbuf, &added, &bytes, error))
+      return FALSE;
+    if (added) {
+      STAT_ADD (priv->stats.copies, 1);
+      STAT_ADD (priv->stats.bytes, bytes);
+      priv->batched = outbuf;
+      return TRUE;
+    }
+    /* In order: the batch's copies before this frame's. */
+    if (!flush_batch (self, error))
+      return FALSE;
+  }
+
+  return transfer (self, src, outbuf, pageable, TRUE, error);
+}
+
+/**
+ * gst_pinned_base_transform_get_batch:
+ * @self: a #GstPinnedBaseTransform
+ *
+ * Returns: how many frames the element copies together, as chosen when
+ *   the caps were set (1: each alone)
+ *
+ * Since: 0.1
+ */
+guint
+gst_pinned_base_transform_get_batch (GstPinnedBaseTransform * self)
+{
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), 1);
+
+  return MAX (GET_PRIV (self)->batch_frames, 1);
+}
+
 /* Every buffer, and the host waits of the streaming thread while it made
  * it (a pool whose buffers' copies still run, a map): the fences count
  * them per thread. */
@@ -562,9 +915,18 @@ static GstFlowReturn
 gst_pinned_base_transform_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
 {
+  GstPinnedBaseTransform *self = GST_PINNED_BASE_TRANSFORM (trans);
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
   guint64 waits, ns, waits_after, ns_after;
-  GstFlowReturn ret;
+  GstFlowReturn ret = GST_FLOW_OK;
+  GError *error = NULL;
+
+  /* The base class asks again after each push: a flushed batch's outputs
+   * go one a call. */
+  if ((*outbuf = g_queue_pop_head (&priv->ready))) {
+    STAT_ADD (priv->stats.buffers, 1);
+    return GST_FLOW_OK;
+  }
 
   gst_pinned_fence_get_thread_waits (&waits, &ns);
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
@@ -575,6 +937,33 @@ gst_pinned_base_transform_generate_output (GstBaseTransform * trans,
     STAT_ADD (priv->stats.host_waits, waits_after - waits);
     STAT_ADD (priv->stats.host_wait_ns, ns_after - ns);
   }
+
+  if (ret == GST_FLOW_OK && *outbuf != NULL && *outbuf == priv->batched) {
+    /* Held until its batch is enqueued. */
+    g_queue_push_tail (&priv->held, *outbuf);
+    *outbuf = NULL;
+    if (g_queue_get_length (&priv->held) == 1)
+      batch_started (self);
+    if (gst_pinned_transfer_batch_get_frames (priv->pending) >=
+        priv->batch_frames && !flush_batch (self, &error)) {
+      gchar *text = gst_pinned_base_transform_error_text (self, error,
+          "Could not copy a batch of frames");
+
+      GST_PINNED_ELEMENT_ERROR (self, error, text);
+      g_free (text);
+      g_clear_error (&error);
+      ret = GST_FLOW_ERROR;
+    }
+  } else if (ret == GST_FLOW_OK && *outbuf != NULL &&
+      !g_queue_is_empty (&priv->ready)) {
+    /* A frame copied alone, behind the batch flushed before it. */
+    g_queue_push_tail (&priv->ready, *outbuf);
+    *outbuf = NULL;
+  }
+  priv->batched = NULL;
+
+  if (ret == GST_FLOW_OK && *outbuf == NULL)
+    *outbuf = g_queue_pop_head (&priv->ready);
   if (ret == GST_FLOW_OK && *outbuf != NULL)
     STAT_ADD (priv->stats.buffers, 1);
 
@@ -688,6 +1077,8 @@ gst_pinned_base_transform_stop (GstBaseTransform * trans)
   g_mutex_unlock (&priv->timer.lock);
   timer_close (GST_PINNED_BASE_TRANSFORM (trans));
   set_pageable (GST_PINNED_BASE_TRANSFORM (trans), NULL);
+  batch_timer_stop (GST_PINNED_BASE_TRANSFORM (trans));
+  drop_batch (GST_PINNED_BASE_TRANSFORM (trans));
 
   /* Work still queued runs on: every memory it touches waits for its
    * fences before it is freed. */
@@ -716,6 +1107,12 @@ gst_pinned_base_transform_query (GstBaseTransform * trans,
           priv->context))
     return TRUE;
 #endif
+  /* Upstream's serialized queries (drain, allocation) come after the
+   * frames it sent. */
+  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query) &&
+      push_batch (GST_PINNED_BASE_TRANSFORM (trans)) != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (trans, "pushing the batch before %s failed",
+        GST_QUERY_TYPE_NAME (query));
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
@@ -727,10 +1124,68 @@ static gboolean
 gst_pinned_base_transform_sink_event (GstBaseTransform * trans,
     GstEvent * event)
 {
+  GstPinnedBaseTransform *self = GST_PINNED_BASE_TRANSFORM (trans);
+
+  /* A batch's frames go before the events that follow them, and not at
+   * all after a flush. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    drop_batch (self);
+  else if (GST_EVENT_IS_SERIALIZED (event) && push_batch (self) != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (self, "pushing the batch before %s failed",
+        GST_EVENT_TYPE_NAME (event));
+
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
     g_object_notify_by_pspec (G_OBJECT (trans), properties[PROP_STATS]);
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* Whether upstream is live, or cannot say: a live source's frames must not
+ * wait for the next ones. */
+static gboolean
+upstream_live (GstPinnedBaseTransform * self)
+{
+  GstQuery *query = gst_query_new_latency ();
+  gboolean live = TRUE;
+
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
+    gst_query_parse_latency (query, &live, NULL, NULL);
+  gst_query_unref (query);
+  return live;
+}
+
+static gboolean
+is_system_memory (GstCaps * caps)
+{
+  GstCapsFeatures *features = gst_caps_get_features (caps, 0);
+
+  return features == NULL || gst_caps_features_is_any (features) ||
+      gst_caps_features_contains (features,
+      GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY);
+}
+
+/* Copies between host and device batch (the upload and download); a
+ * filter's frames stay on the device. */
+static guint
+choose_batch (GstPinnedBaseTransform * self, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  guint batch;
+
+  if (is_system_memory (incaps) == is_system_memory (outcaps))
+    return 1;
+
+  GST_OBJECT_LOCK (self);
+  batch = priv->batch;
+  GST_OBJECT_UNLOCK (self);
+
+  if (batch == 0)
+    batch = GST_VIDEO_INFO_SIZE (&priv->in_info) <= AUTO_BATCH_MAX_BYTES &&
+        !upstream_live (self) ? AUTO_BATCH : 1;
+  GST_DEBUG_OBJECT (self, "frames of %" G_GSIZE_FORMAT " bytes: batches of "
+      "%u", GST_VIDEO_INFO_SIZE (&priv->in_info), batch);
+  return batch;
 }
 
 static gboolean
@@ -758,6 +1213,8 @@ gst_pinned_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         GST_PTR_FORMAT, incaps, outcaps);
     return FALSE;
   }
+  priv->batch_frames = choose_batch (self, incaps, outcaps);
+  batch_timer_start (self);
 
   if (klass->set_info)
     return klass->set_info (self, incaps, &priv->in_info, outcaps,
@@ -771,6 +1228,11 @@ gst_pinned_base_transform_finalize (GObject * object)
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (object);
 
+  batch_timer_stop (GST_PINNED_BASE_TRANSFORM (object));
+  drop_batch (GST_PINNED_BASE_TRANSFORM (object));
+  gst_pinned_transfer_batch_free (priv->pending);
+  g_mutex_clear (&priv->batch_lock);
+  g_cond_clear (&priv->batch_cond);
   timer_close (GST_PINNED_BASE_TRANSFORM (object));
   gst_clear_object (&priv->pageable);
   gst_clear_pinned_stream (&priv->stream);
@@ -844,6 +1306,45 @@ gst_pinned_base_transform_class_init (GstPinnedBaseTransformClass * klass)
       G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
 
   /**
+   * GstPinnedBaseTransform:batch:
+   *
+   * How many frames pinnedupload and pinneddownload copy together, in one
+   * call with one fence, where both sides are gst-pinned memory (the pool
+   * path): a copy call, its fence and the next stream's wait for it cost
+   * the host about the same for a small frame as for a large one. 0
+   * chooses at caps time: batches of 4 for frames up to 8 MiB from a
+   * source that is not live, else 1 (each frame alone). A batch holds its
+   * frames until its last arrives (a partial one goes before any
+   * serialized event or query), so a live pipeline should keep 1. While
+   * batching, the element's pools hold at least twice the batch.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_BATCH] =
+      g_param_spec_uint ("batch", "Batch",
+      "Frames copied together in one call (0: 4 for frames up to 8 MiB "
+      "from a source that is not live, else 1; 1: each alone)", 0, MAX_BATCH,
+      DEFAULT_BATCH,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * GstPinnedBaseTransform:batch-timeout:
+   *
+   * How long a batch waits for its last frame, in microseconds, after its
+   * first came: then the frames it has go on (an application that pushes
+   * a frame and waits for the result gets it this much later). 0 waits
+   * until the batch is full or a serialized event comes.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_BATCH_TIMEOUT] =
+      g_param_spec_uint64 ("batch-timeout", "Batch timeout",
+      "Microseconds a batch waits for its last frame before its frames go "
+      "on (0: until it is full)", 0, G_USEC_PER_SEC,
+      DEFAULT_BATCH_TIMEOUT_US,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
+  /**
    * GstPinnedBaseTransform:stats:
    *
    * What the element did since it last started (it keeps the values after
@@ -913,6 +1414,13 @@ gst_pinned_base_transform_init (GstPinnedBaseTransform * self)
 
   priv->device_id = DEFAULT_DEVICE_ID;
   priv->pool_size = DEFAULT_POOL_SIZE;
+  priv->batch = DEFAULT_BATCH;
+  priv->batch_timeout_us = DEFAULT_BATCH_TIMEOUT_US;
+  priv->batch_frames = 1;
+  g_mutex_init (&priv->batch_lock);
+  g_cond_init (&priv->batch_cond);
+  g_queue_init (&priv->held);
+  g_queue_init (&priv->ready);
   g_mutex_init (&priv->timer.lock);
   gst_video_info_init (&priv->in_info);
   gst_video_info_init (&priv->out_info);
@@ -939,7 +1447,9 @@ gst_pinned_base_transform_get_context (GstPinnedBaseTransform * self)
  * gst_pinned_base_transform_get_pool_size:
  * @self: a #GstPinnedBaseTransform
  *
- * Returns: the element's #GstPinnedBaseTransform:pool-size
+ * Returns: how many buffers each of the element's pools holds: its
+ *   #GstPinnedBaseTransform:pool-size, or twice its batch (see
+ *   gst_pinned_base_transform_get_batch()) where that is more
  *
  * Since: 0.1
  */
@@ -956,6 +1466,9 @@ gst_pinned_base_transform_get_pool_size (GstPinnedBaseTransform * self)
   pool_size = priv->pool_size;
   GST_OBJECT_UNLOCK (self);
 
+  /* One batch held, the one before it copied. */
+  if (priv->batch_frames > 1)
+    pool_size = MAX (pool_size, 2 * priv->batch_frames);
   return pool_size;
 }
 

@@ -375,8 +375,8 @@ GST_START_TEST (test_error_copy_fails)
     return;
 
   pinned_test_fail ("cudaMemcpyAsync", 3, 1, cudaErrorLaunchFailure);
-  msg = run_pipeline ("videotestsrc num-buffers=10 ! pinnedupload ! "
-      "pinneddownload ! fakesink", NULL);
+  msg = run_pipeline ("videotestsrc num-buffers=10 ! pinnedupload batch=1 ! "
+      "pinneddownload batch=1 ! fakesink", NULL);
   pinned_test_reset ();
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
   {

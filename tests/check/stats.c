@@ -313,14 +313,14 @@ GST_START_TEST (test_stats_filter)
 GST_END_TEST;
 
 /* Kept after stop, counted from zero again after the next start: after
- * the preroll, the one frame that reached the sink. (Values are asserted
- * once the pipeline is down: a running one left behind would hang the
- * suite's teardown.) */
+ * the preroll, the one frame that reached the sink (frames one at a time:
+ * a batch would take its four). (Values are asserted once the pipeline is
+ * down: a running one left behind would hang the suite's teardown.) */
 GST_START_TEST (test_stats_kept_until_restart)
 {
   GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=5 ! "
-      "video/x-raw,format=NV12,width=64,height=48 ! pinnedupload name=up ! "
-      "pinneddownload ! fakesink", NULL);
+      "video/x-raw,format=NV12,width=64,height=48 ! pinnedupload name=up "
+      "batch=1 ! pinneddownload batch=1 ! fakesink", NULL);
   GstElement *up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
   GstBus *bus = gst_element_get_bus (pipeline);
   GstMessage *msg;

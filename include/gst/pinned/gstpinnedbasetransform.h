@@ -80,6 +80,16 @@ gboolean             gst_pinned_base_transform_transfer     (GstPinnedBaseTransf
                                                              GError ** error);
 
 GST_PINNED_API
+gboolean             gst_pinned_base_transform_transfer_output (GstPinnedBaseTransform * self,
+                                                             GstBuffer * src,
+                                                             GstBuffer * outbuf,
+                                                             GstPinnedPageable * pageable,
+                                                             GError ** error);
+
+GST_PINNED_API
+guint                gst_pinned_base_transform_get_batch    (GstPinnedBaseTransform * self);
+
+GST_PINNED_API
 GstPinnedSpan *      gst_pinned_base_transform_begin_span   (GstPinnedBaseTransform * self,
                                                              const gchar * what);
 

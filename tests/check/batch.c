@@ -1,0 +1,454 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Frames copied in batches (GstPinnedBaseTransform:batch): held until the
+ * batch is full or its timeout, then one copy call and one fence for all
+ * of them, pushed in order; a partial batch before serialized events and
+ * queries, none after a flush; the fence guards every frame of the
+ * batch. */
+
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include <gst/app/gstappsink.h>
+#include "pinnedtest.h"
+
+#define DELAY_MS pinned_test_ms (300)
+
+/* Upload and download with batches of 4 that wait up to @timeout_us for
+ * their last frame, from and to system memory; the harness offers its
+ * buffers from the upload's page-locked pool. */
+static GstHarness *
+new_pair_full (GstVideoInfo * info, const gchar * format, gint width,
+    gint height, guint timeout_us)
+{
+  gchar *launch = g_strdup_printf ("pinnedupload batch=4 batch-timeout=%u ! "
+      "pinneddownload batch=4 batch-timeout=%u", timeout_us, timeout_us);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gchar *caps;
+
+  g_free (launch);
+  gst_video_info_set_format (info, gst_video_format_from_string (format),
+      width, height);
+  caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1", format, width, height);
+  gst_harness_set_caps_str (h, caps, caps);
+  g_free (caps);
+  return h;
+}
+
+/* A second's timeout: the tests see what a batch holds before it. */
+static GstHarness *
+new_pair (GstVideoInfo * info, const gchar * format, gint width, gint height)
+{
+  return new_pair_full (info, format, width, height, G_USEC_PER_SEC);
+}
+
+static GstBuffer *
+new_frame (GstHarness * h, const GstVideoInfo * info, guint seed)
+{
+  GstBuffer *buf = gst_harness_create_buffer (h, info->size);
+
+  fail_unless (gst_is_pinned_memory (gst_buffer_peek_memory (buf, 0)),
+      "the harness did not use the offered pool");
+  pinned_test_fill_frame (buf, info, seed);
+  GST_BUFFER_PTS (buf) = seed * GST_MSECOND;
+  return buf;
+}
+
+/* Pushes frames @seed0 .. @seed0 + @n - 1, keeping a reference to each in
+ * @in. */
+static void
+push_frames (GstHarness * h, const GstVideoInfo * info, guint seed0, guint n,
+    GstBuffer ** in)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    in[i] = new_frame (h, info, seed0 + i);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+}
+
+static void
+pull_and_check (GstHarness * h, const GstVideoInfo * info, GstBuffer ** in,
+    guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstBuffer *out = gst_harness_try_pull (h);
+
+    fail_unless (out != NULL, "frame %u of %u did not come", i, n);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (in[i]));
+    fail_unless (pinned_test_frames_equal (in[i], out, info),
+        "frame %u differs", i);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+}
+
+static guint64
+stat_of (GstHarness * h, const gchar * factory, const gchar * field)
+{
+  GstStructure *stats;
+  guint64 v = 0;
+
+  g_object_get (pinned_test_get_transform (h->element, factory), "stats",
+      &stats, NULL);
+  gst_structure_get_uint64 (stats, field, &v);
+  gst_structure_free (stats);
+  return v;
+}
+
+/* Odd sizes, three formats: nothing comes before the batch is full, then
+ * the four frames in order, bit-exact. */
+GST_START_TEST (test_batch_held_until_full)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint width, height;
+  } sizes[] = { {"NV12", 66, 50}, {"RGBA", 97, 31}, {"I420", 1920, 1080} };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (sizes); k++) {
+    GstVideoInfo info;
+    GstHarness *h = new_pair (&info, sizes[k].format, sizes[k].width,
+        sizes[k].height);
+    GstBuffer *in[8];
+
+    push_frames (h, &info, 1, 3, in);
+    fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+    push_frames (h, &info, 4, 1, in + 3);
+    fail_unless_equals_int (gst_harness_buffers_in_queue (h), 4);
+    pull_and_check (h, &info, in, 4);
+
+    push_frames (h, &info, 5, 4, in);
+    pull_and_check (h, &info, in, 4);
+
+    fail_unless_equals_uint64 (stat_of (h, "pinnedupload", "buffers"), 8);
+    fail_unless_equals_uint64 (stat_of (h, "pinneddownload", "copies"), 8);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* End of stream, and a serialized event, push a partial batch first. */
+GST_START_TEST (test_batch_partial_before_events)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_pair (&info, "NV12", 66, 50);
+  GstBuffer *in[4];
+  GstEvent *event;
+
+  push_frames (h, &info, 1, 2, in);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+              gst_structure_new_empty ("x-test-marker"))));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  pull_and_check (h, &info, in, 2);
+
+  push_frames (h, &info, 3, 3, in);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_and_check (h, &info, in, 3);
+
+  /* The marker and the end of stream came after the frames before them. */
+  while ((event = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+      fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+    gst_event_unref (event);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A flush drops the held frames: after it, only the new ones come. */
+GST_START_TEST (test_batch_dropped_on_flush)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_pair (&info, "NV12", 66, 50);
+  GstBuffer *in[4], *stale[3];
+  GstSegment segment;
+  guint i;
+
+  push_frames (h, &info, 1, 3, stale);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  push_frames (h, &info, 10, 4, in);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 4);
+  pull_and_check (h, &info, in, 4);
+
+  for (i = 0; i < 3; i++)
+    gst_buffer_unref (stale[i]);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* One copy call and one fence a batch: sixteen frames up and down cost
+ * eight cudaMemcpyBatchAsync and no cudaMemcpyAsync; the download's stream
+ * waits once for the upload's fence of a batch, not once a frame (the
+ * control: one at a time, a wait a frame). */
+GST_START_TEST (test_batch_one_call_one_wait)
+{
+  const guint batch[] = { 4, 1 };
+  guint64 batch_calls[2], copies[2], waits[2];
+  guint k;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  for (k = 0; k < 2; k++) {
+    gchar *launch = g_strdup_printf ("pinnedupload batch=%u batch-timeout=%u "
+        "! pinneddownload batch=%u batch-timeout=%u", batch[k],
+        (guint) G_USEC_PER_SEC, batch[k], (guint) G_USEC_PER_SEC);
+    GstHarness *h = gst_harness_new_parse (launch);
+    GstVideoInfo info;
+    GstBuffer *in[16];
+
+    g_free (launch);
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+    gst_harness_set_caps_str (h, "video/x-raw,format=NV12,width=64,height=48,"
+        "framerate=30/1", "video/x-raw,format=NV12,width=64,height=48,"
+        "framerate=30/1");
+    /* Warm: pools made, first frames timed. */
+    push_frames (h, &info, 1, 8, in);
+    pull_and_check (h, &info, in, 8);
+
+    batch_calls[k] = pinned_test_call_count ("cudaMemcpyBatchAsync");
+    copies[k] = pinned_test_call_count ("cudaMemcpyAsync");
+    waits[k] = pinned_test_call_count ("cudaStreamWaitEvent");
+    push_frames (h, &info, 9, 16, in);
+    pull_and_check (h, &info, in, 16);
+    batch_calls[k] = pinned_test_call_count ("cudaMemcpyBatchAsync") -
+        batch_calls[k];
+    copies[k] = pinned_test_call_count ("cudaMemcpyAsync") - copies[k];
+    waits[k] = pinned_test_call_count ("cudaStreamWaitEvent") - waits[k];
+    gst_harness_teardown (h);
+  }
+
+  fail_unless_equals_uint64 (batch_calls[0], 8);
+  fail_unless_equals_uint64 (copies[0], 0);
+  fail_unless (waits[0] <= 8, "%" G_GUINT64_FORMAT " waits for 4 batches "
+      "each way", waits[0]);
+  /* Control */
+  fail_unless_equals_uint64 (batch_calls[1], 0);
+  fail_unless_equals_uint64 (copies[1], 32);
+  fail_unless (waits[1] >= 16, "%" G_GUINT64_FORMAT " waits for 16 frames",
+      waits[1]);
+}
+
+GST_END_TEST;
+
+/* The batch's one fence guards each of its frames: pushed before the copy
+ * ran, every output's map waits for it, and every input stays busy (its
+ * pool does not hand it out for writing) until then. */
+GST_START_TEST (test_batch_fence_guards_every_frame)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_pair (&info, "RGBA", 320, 240);
+  GstBuffer *in[4], *out[4];
+  guint i;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  pinned_test_set_copy_delay (DELAY_MS);
+  push_frames (h, &info, 1, 4, in);
+  for (i = 0; i < 4; i++) {
+    out[i] = gst_harness_try_pull (h);
+    fail_unless (out[i] != NULL);
+  }
+  pinned_test_reset ();
+  for (i = 0; i < 4; i++) {
+    fail_if (gst_pinned_buffer_is_idle (in[i], GST_MAP_WRITE),
+        "input %u is free while the copy reads it", i);
+    fail_if (gst_pinned_buffer_is_idle (out[i], GST_MAP_READ),
+        "output %u was pushed after its copy, or without a fence", i);
+  }
+  for (i = 0; i < 4; i++) {
+    fail_unless (pinned_test_frames_equal (in[i], out[i], &info),
+        "the map of frame %u did not wait for the batch", i);
+    gst_buffer_unref (out[i]);
+    gst_buffer_unref (in[i]);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The pools hold two batches: one filling, one being copied. */
+GST_START_TEST (test_batch_pools_hold_two)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_pair (&info, "NV12", 66, 50);
+  GstPinnedBaseTransform *up =
+      pinned_test_get_transform (h->element, "pinnedupload");
+  GstBuffer *in[4];
+
+  push_frames (h, &info, 1, 4, in);
+  pull_and_check (h, &info, in, 4);
+  fail_unless_equals_int (gst_pinned_base_transform_get_batch (up), 4);
+  fail_unless_equals_int (gst_pinned_base_transform_get_pool_size (up), 8);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* batch=0 chooses: a live source (the harness says it is live) gets no
+ * batches; frames from a source that is not live, up to 8 MiB, get 4. */
+GST_START_TEST (test_batch_auto)
+{
+  GstVideoInfo info;
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinneddownload");
+  GstElement *pipeline, *up, *sink;
+  GstBuffer *in[1];
+  GstSample *sample;
+  guint n = 0;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+  gst_harness_set_caps_str (h, "video/x-raw,format=NV12,width=64,height=48,"
+      "framerate=30/1", "video/x-raw,format=NV12,width=64,height=48,"
+      "framerate=30/1");
+  push_frames (h, &info, 1, 1, in);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
+  pull_and_check (h, &info, in, 1);
+  fail_unless_equals_int (gst_pinned_base_transform_get_batch
+      (pinned_test_get_transform (h->element, "pinnedupload")), 1);
+  gst_harness_teardown (h);
+
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=7 ! "
+      "video/x-raw,format=NV12,width=64,height=48 ! pinnedupload name=up ! "
+      "pinneddownload ! appsink name=sink", NULL);
+  up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              10 * GST_SECOND))) {
+    n++;
+    gst_sample_unref (sample);
+  }
+  fail_unless_equals_int (gst_pinned_base_transform_get_batch
+      (GST_PINNED_BASE_TRANSFORM (up)), 4);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless_equals_int (n, 7);
+
+  gst_object_unref (sink);
+  gst_object_unref (up);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* A partial batch goes on after batch-timeout without its last frame: an
+ * application that pushes a frame and waits for it gets it. The control:
+ * with no timeout, it stays held. */
+GST_START_TEST (test_batch_timeout_pushes_partial)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_pair_full (&info, "NV12", 66, 50, 1000);
+  GstBuffer *in[2], *out;
+  guint i;
+
+  push_frames (h, &info, 1, 2, in);
+  for (i = 0; i < 2; i++) {
+    /* Waits up to a minute. */
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL, "the partial batch did not come");
+    fail_unless (pinned_test_frames_equal (in[i], out, &info));
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+  gst_harness_teardown (h);
+
+  /* Control */
+  h = new_pair_full (&info, "NV12", 66, 50, 0);
+  push_frames (h, &info, 1, 2, in);
+  g_usleep (100 * 1000);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  gst_buffer_unref (in[0]);
+  gst_buffer_unref (in[1]);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A failed batch copy is an element error with the CUDA detail. */
+GST_START_TEST (test_batch_copy_fails)
+{
+  GstElement *pipeline;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  pinned_test_fail ("cudaMemcpyBatchAsync", 1, 1, cudaErrorLaunchFailure);
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=20 ! "
+      "video/x-raw,format=NV12,width=64,height=48 ! pinnedupload batch=4 ! "
+      "pinneddownload batch=4 ! fakesink", NULL);
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  pinned_test_reset ();
+
+  fail_unless (msg != NULL);
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &error, &debug);
+  fail_unless (strstr (error->message, "Could not copy a batch") != NULL,
+      "%s", error->message);
+  fail_unless (strstr (debug, "cudaErrorLaunchFailure") != NULL, "%s", debug);
+  g_error_free (error);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+static Suite *
+batch_suite (void)
+{
+  Suite *s = suite_create ("batch");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_batch_held_until_full);
+  tcase_add_test (tc, test_batch_partial_before_events);
+  tcase_add_test (tc, test_batch_dropped_on_flush);
+  tcase_add_test (tc, test_batch_one_call_one_wait);
+  tcase_add_test (tc, test_batch_fence_guards_every_frame);
+  tcase_add_test (tc, test_batch_pools_hold_two);
+  tcase_add_test (tc, test_batch_auto);
+  tcase_add_test (tc, test_batch_timeout_pushes_partial);
+  tcase_add_test (tc, test_batch_copy_fails);
+
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return pinned_test_main (argc, argv, batch_suite);
+}
