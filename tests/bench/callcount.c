@@ -39,6 +39,7 @@
 enum
 {
   MEMCPY_ASYNC,
+  MEMCPY_BATCH_ASYNC,
   EVENT_RECORD,
   STREAM_WAIT_EVENT,
   EVENT_QUERY_DONE,
@@ -56,7 +57,8 @@ enum
 };
 
 static const char *names[N_KINDS] = {
-  "cudaMemcpyAsync", "cudaEventRecord", "cudaStreamWaitEvent",
+  "cudaMemcpyAsync", "cudaMemcpyBatchAsync", "cudaEventRecord",
+  "cudaStreamWaitEvent",
   "cudaEventQuery-done", "cudaEventQuery-running", "cudaEventSynchronize",
   "cudaEventElapsedTime", "nanosleep", "prctl", "ioctl", "futex(syscall)",
   "read", "write", "poll",
@@ -89,6 +91,21 @@ cudaMemcpyAsync (void *dst, const void *src, size_t count,
     f = real ("cudaMemcpyAsync");
   COUNT (MEMCPY_ASYNC);
   return f (dst, src, count, kind, stream);
+}
+
+cudaError_t
+cudaMemcpyBatchAsync (void *const *dsts, const void *const *srcs,
+    const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs,
+    size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
+{
+  static cudaError_t (*f) (void *const *, const void *const *,
+      const size_t *, size_t, struct cudaMemcpyAttributes *, size_t *, size_t,
+      cudaStream_t);
+
+  if (f == NULL)
+    f = real ("cudaMemcpyBatchAsync");
+  COUNT (MEMCPY_BATCH_ASYNC);
+  return f (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
 }
 
 cudaError_t

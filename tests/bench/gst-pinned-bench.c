@@ -301,14 +301,15 @@ static struct
   gchar *json;
   gchar *timeline;
   gint pool_size;
+  gint batch;                   /* -1: the elements' default */
   gint limit_rotate;
   gchar *clips;
   gchar *clip;
   gchar *pipeline;
   gboolean only;
 } opts = {
-  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL,
-  FALSE
+  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, -1, 0, NULL, NULL,
+  NULL, FALSE
 };
 
 /* A clip for the decode rows: @codec-WxH.@codec in the clips folder. */
@@ -713,12 +714,24 @@ replace_all (gchar * str, const gchar * what, const gchar * with)
   return ret;
 }
 
+/* @POOL@: the options of our elements given on the command line. */
+static gchar *
+pool_options (void)
+{
+  GString *s = g_string_new (NULL);
+
+  if (opts.pool_size)
+    g_string_append_printf (s, "pool-size=%d ", opts.pool_size);
+  if (opts.batch >= 0)
+    g_string_append_printf (s, "batch=%d", opts.batch);
+  return g_string_free (s, FALSE);
+}
+
 static gchar *
 make_launch (const Config * c, const Row * row, const gchar * caps)
 {
   gchar *busy = g_strdup_printf ("%u", busy_us (c));
-  gchar *pool = opts.pool_size ?
-      g_strdup_printf ("pool-size=%d", opts.pool_size) : g_strdup ("");
+  gchar *pool = pool_options ();
   gchar **a = g_strsplit (row->launch, "@CAPS@", -1);
   gchar *tmp = g_strjoinv (caps, a);
   gchar **b = g_strsplit (tmp, "@BUSY@", -1);
@@ -1209,6 +1222,8 @@ main (int argc, char **argv)
         NULL},
     {"pool-size", 0, 0, G_OPTION_ARG_INT, &opts.pool_size,
         "pool-size of our elements (default: theirs)", "N"},
+    {"batch", 0, 0, G_OPTION_ARG_INT, &opts.batch,
+        "batch of our elements (default: theirs, 0: automatic)", "N"},
     {"limit-rotate", 0, 0, G_OPTION_ARG_INT, &opts.limit_rotate,
         "Also measure the limit with copies rotating over N frame-sized "
           "buffers each way, as a stream of frames does", "N"},

@@ -277,7 +277,7 @@ PY
         python3 tests/bench/sampler-report.py "$samples" \
           --callers cuEventQuery cuMemcpyHtoDAsync_v2 cuMemcpyDtoHAsync_v2 \
           __pthread_mutex_unlock pthread_mutex_lock g_mutex_lock \
-          g_mutex_unlock __pthread_rwlock_rdlock ioctl prctl \
+          g_mutex_unlock __pthread_rwlock_rdlock ioctl prctl g_usleep \
           > "$OUT/profile.txt"
         summary+=("profile: $(head -1 "$OUT/profile.txt") (profile.txt)")
         grep roundtrip "$OUT/profile-bench.txt"
