@@ -207,6 +207,116 @@ pattern (int frames, int ask_every, int timed, int n_in, int leave)
   cudaStreamDestroy (down);
 }
 
+/* The round trip's calls with @batch frames a call: cudaMemcpyBatchAsync
+ * up, a record, a cross-stream wait, cudaMemcpyBatchAsync down, a record;
+ * 2 * @batch page-locked inputs, and the gate before a batch's inputs are
+ * written waits for the batch that read them last (a question, then
+ * sleeps as above). CPU per frame of the thread. */
+static void
+pattern_batch (int frames, int batch)
+{
+  enum
+  { B_MAX = 8, N_EV = 8 };
+  cudaStream_t up, down;
+  cudaEvent_t ev_up[N_EV], ev_down[N_EV];
+  void *in[2 * B_MAX], *dev[4 * B_MAX], *out[4 * B_MAX];
+  void *srcs[B_MAX], *dsts[B_MAX];
+  size_t lens[B_MAX], attr_idx = 0;
+  struct cudaMemcpyAttributes attr;
+  double c0 = 0, w0 = 0;
+  long first_us = 2, sleeps = 0, questions = 0;
+  int i, b, n_batches = frames / batch, n_in = 2 * batch;
+
+  CHECK (cudaStreamCreateWithFlags (&up, cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&down, cudaStreamNonBlocking));
+  for (i = 0; i < N_EV; i++) {
+    CHECK (cudaEventCreateWithFlags (&ev_up[i], cudaEventDisableTiming));
+    CHECK (cudaEventCreateWithFlags (&ev_down[i], cudaEventDisableTiming));
+  }
+  for (i = 0; i < n_in; i++)
+    CHECK (cudaHostAlloc (&in[i], FRAME, cudaHostAllocDefault));
+  for (i = 0; i < 4 * batch; i++) {
+    CHECK (cudaMalloc (&dev[i], FRAME));
+    CHECK (cudaHostAlloc (&out[i], FRAME, cudaHostAllocDefault));
+  }
+  memset (&attr, 0, sizeof (attr));
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  for (i = 0; i < batch; i++)
+    lens[i] = FRAME;
+
+  prctl (PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  for (b = 0; b < n_batches + 20; b++) {
+    if (b == 20) {
+      c0 = now (CLOCK_THREAD_CPUTIME_ID);
+      w0 = now (CLOCK_MONOTONIC);
+      sleeps = questions = 0;
+    }
+    /* The inputs of this batch were read by batch b - 2. */
+    if (b >= 2) {
+      cudaEvent_t ev = ev_up[(b - 2) % N_EV];
+
+      questions++;
+      if (cudaEventQuery (ev) == cudaErrorNotReady) {
+        long sleep = first_us;
+        int q = 0;
+
+        do {
+          usleep (sleep);
+          sleeps++;
+          sleep = first_us / 8 > 2 ? first_us / 8 : 2;
+          q++;
+          questions++;
+        } while (cudaEventQuery (ev) == cudaErrorNotReady);
+        first_us = q == 1 ? first_us - first_us / 8 :
+            first_us + (first_us / 16 > 2 ? first_us / 16 : 2);
+      }
+    }
+    for (i = 0; i < batch; i++) {
+      srcs[i] = in[(b % 2) * batch + i];
+      dsts[i] = dev[(b % 4) * batch + i];
+    }
+    if (batch == 1)
+      CHECK (cudaMemcpyAsync (dsts[0], srcs[0], FRAME,
+              cudaMemcpyHostToDevice, up));
+    else
+      CHECK (cudaMemcpyBatchAsync (dsts, (const void *const *) srcs, lens,
+              batch, &attr, &attr_idx, 1, up));
+    CHECK (cudaEventRecord (ev_up[b % N_EV], up));
+    CHECK (cudaStreamWaitEvent (down, ev_up[b % N_EV], 0));
+    for (i = 0; i < batch; i++) {
+      srcs[i] = dev[(b % 4) * batch + i];
+      dsts[i] = out[(b % 4) * batch + i];
+    }
+    if (batch == 1)
+      CHECK (cudaMemcpyAsync (dsts[0], srcs[0], FRAME,
+              cudaMemcpyDeviceToHost, down));
+    else
+      CHECK (cudaMemcpyBatchAsync (dsts, (const void *const *) srcs, lens,
+              batch, &attr, &attr_idx, 1, down));
+    CHECK (cudaEventRecord (ev_down[b % N_EV], down));
+  }
+  CHECK (cudaDeviceSynchronize ());
+  printf ("pattern: %d frames a batch call, %d inputs: cpu %.2f us/frame, "
+      "%.1f us/frame wall, %.2f questions and %.2f sleeps a frame\n", batch,
+      n_in, (now (CLOCK_THREAD_CPUTIME_ID) - c0) / (n_batches * batch) / 1e3,
+      (now (CLOCK_MONOTONIC) - w0) / (n_batches * batch) / 1e3,
+      (double) questions / (n_batches * batch),
+      (double) sleeps / (n_batches * batch));
+
+  for (i = 0; i < n_in; i++)
+    cudaFreeHost (in[i]);
+  for (i = 0; i < 4 * batch; i++) {
+    cudaFree (dev[i]);
+    cudaFreeHost (out[i]);
+  }
+  for (i = 0; i < N_EV; i++) {
+    cudaEventDestroy (ev_up[i]);
+    cudaEventDestroy (ev_down[i]);
+  }
+  cudaStreamDestroy (up);
+  cudaStreamDestroy (down);
+}
+
 #define HUGE_2M (2u << 20)
 #define SIZES_MAX (48u << 20)
 
@@ -407,6 +517,10 @@ main (int argc, char **argv)
   pattern (n * 4, 5, 0, 8, 4);
   pattern (n * 4, 5, 1, 4, 1);
   pattern (n * 4, 5, 1, 8, 1);
+  pattern_batch (n * 4, 1);
+  pattern_batch (n * 4, 2);
+  pattern_batch (n * 4, 4);
+  pattern_batch (n * 4, 8);
   copy_costs (n);
   return 0;
 }
