@@ -31,6 +31,11 @@ GstPinnedFence      *gst_pinned_stream_record_fence_current
                                                     (GstPinnedStream * stream,
                                                      GError ** error);
 
+/* Marks @fence as recorded after a batch of frames: the pool gate waits
+ * for it as for a later fence where it is itself the newest. */
+G_GNUC_INTERNAL
+void                 gst_pinned_fence_set_batch     (GstPinnedFence * fence);
+
 /* The id of the stream the fence was recorded on (see
  * gst_pinned_stream_get_id()). */
 G_GNUC_INTERNAL

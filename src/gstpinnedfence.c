@@ -108,6 +108,8 @@ struct _GstPinnedFence
    * call (a stream reusing a buffer whose last reader's fence the pool
    * gate already saw signalled enqueues no wait). */
   gint signaled;
+  /* Recorded after a batch of frames: it stands for several buffers. */
+  gboolean batch;
 };
 
 GST_DEFINE_MINI_OBJECT_TYPE (GstPinnedFence, gst_pinned_fence);
@@ -215,6 +217,7 @@ gst_pinned_fence_dispose (GstPinnedFence * fence)
   fence->stream = NULL;
   fence->stream_id = 0;
   fence->seq = 0;
+  fence->batch = FALSE;
   if (fence->track) {
     track_unref (fence->track);
     fence->track = NULL;
@@ -448,6 +451,12 @@ gst_pinned_stream_record_fence_current (GstPinnedStream * stream,
   return fence;
 }
 
+void
+gst_pinned_fence_set_batch (GstPinnedFence * fence)
+{
+  fence->batch = TRUE;
+}
+
 guint64
 gst_pinned_fence_get_stream_id (GstPinnedFence * fence)
 {
@@ -661,19 +670,20 @@ static gboolean
 gate_wait_running (GstPinnedFence * fence, guint leave, GError ** error)
 {
   GstPinnedFenceTrack *track = fence->track;
-  GstPinnedFence *target;
+  GstPinnedFence *target = NULL;
   guint64 sleep_us;
   guint questions;
   gboolean ok;
 
-  if (track == NULL)
+  /* A batch's fence that is itself the newest but @leave, or newer: the
+   * next buffers wait for it too, and the gate waits as for a later one
+   * (the plain poll slept 1.5 times a frame there). */
+  if (track && (target = gate_target (track, fence, leave)) == NULL &&
+      fence->batch)
+    target = gst_pinned_fence_ref (fence);
+  if (track == NULL || target == NULL)
     return wait_running (fence, POLL_FIRST_US, 2 * POLL_FIRST_US, FALSE,
         NULL, error);
-  /* @fence is itself the newest but @leave, or newer (a batch's fence,
-   * which stands for several buffers): the gate waits for it, as it would
-   * for a later one. */
-  if ((target = gate_target (track, fence, leave)) == NULL)
-    target = gst_pinned_fence_ref (fence);
 
   /* Under steady backpressure such waits last about as long each time.
    * The first sleep follows how its question came out: shorter after

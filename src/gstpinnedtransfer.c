@@ -930,6 +930,8 @@ gst_pinned_transfer_batch_flush (GstPinnedTransferBatch * batch,
         NULL;
 
   if (ok) {
+    if (batch->dsts->len > 1)
+      gst_pinned_fence_set_batch (fence);
     for (i = 0; i < batch->dsts->len; i++) {
       gst_pinned_buffer_add_fence (g_ptr_array_index (batch->srcs, i), fence,
           GST_MAP_READ);
