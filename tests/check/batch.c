@@ -292,6 +292,49 @@ GST_START_TEST (test_batch_fence_guards_every_frame)
 
 GST_END_TEST;
 
+/* A batch's copies wait on the GPU for the readers of the device buffers
+ * they write: with the download held back, the upload reuses device
+ * buffers it has not read yet (sixteen frames through eight), and every
+ * frame comes out right. */
+GST_START_TEST (test_batch_device_reuse_is_stream_ordered)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload pool-size=1 batch=2 "
+      "batch-timeout=1000000 ! pinneddownload pool-size=16 batch=2 "
+      "batch-timeout=1000000");
+  GstPinnedBaseTransform *down;
+  GstVideoInfo info;
+  GstBuffer *in[16], *out[16];
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 640, 480);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      gst_video_info_to_caps (&info));
+  down = pinned_test_get_transform (h->element, "pinneddownload");
+
+  /* Warm: the pools are made. */
+  push_frames (h, &info, 1, 2, in);
+  pull_and_check (h, &info, in, 2);
+  fail_unless (gst_pinned_stream_synchronize
+      (gst_pinned_base_transform_get_stream (down), NULL));
+
+  pinned_test_delay_stream (gst_pinned_base_transform_get_stream (down),
+      DELAY_MS);
+  push_frames (h, &info, 600, 16, in);
+  for (i = 0; i < 16; i++) {
+    out[i] = gst_harness_pull (h);
+    fail_unless (out[i] != NULL);
+  }
+  for (i = 0; i < 16; i++) {
+    fail_unless (pinned_test_frames_equal (in[i], out[i], &info),
+        "frame %u was overwritten on the GPU before its download", i);
+    gst_buffer_unref (in[i]);
+    gst_buffer_unref (out[i]);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* The pools hold two batches: one filling, one being copied. */
 GST_START_TEST (test_batch_pools_hold_two)
 {
@@ -439,6 +482,7 @@ batch_suite (void)
   tcase_add_test (tc, test_batch_dropped_on_flush);
   tcase_add_test (tc, test_batch_one_call_one_wait);
   tcase_add_test (tc, test_batch_fence_guards_every_frame);
+  tcase_add_test (tc, test_batch_device_reuse_is_stream_ordered);
   tcase_add_test (tc, test_batch_pools_hold_two);
   tcase_add_test (tc, test_batch_auto);
   tcase_add_test (tc, test_batch_timeout_pushes_partial);
