@@ -715,15 +715,20 @@ batch_started (GstPinnedBaseTransform * self)
 
 /* Pushes the partial batch, where it is still the one that timed out,
  * with the stream lock (as the streaming thread would); the lock is only
- * tried, so that a stop that holds it never waits for this thread. */
+ * tried, so that a stop that holds it never waits for this thread. The
+ * streaming thread may hold it for long (blocked pushing the frames before
+ * the batch into a paused sink): the tries back off to 20 ms apart. */
 static void
 batch_timed_out (GstPinnedBaseTransform * self, gint64 since)
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
   GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (self);
+  gint64 backoff = 100;
 
   while (!GST_PAD_STREAM_TRYLOCK (sinkpad)) {
-    gint64 until = g_get_monotonic_time () + 100;
+    gint64 until = g_get_monotonic_time () + backoff;
+
+    backoff = MIN (backoff * 2, 20 * 1000);
 
     g_mutex_lock (&priv->batch_lock);
     if (!priv->batch_timer_stop)
