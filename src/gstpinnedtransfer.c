@@ -659,6 +659,48 @@ count_side (Transfer * t, Side * side)
   }
 }
 
+/* Sets @t up for @src to @dst on @stream, pushes the stream's context
+ * and maps both sides; on failure nothing is left mapped or pushed. */
+static gboolean
+transfer_begin (Transfer * t, GstPinnedStream * stream,
+    const GstVideoInfo * info, GstBuffer * src, GstBuffer * dst,
+    GstPinnedPageable * pageable, GstPinnedTransferBatch * batch,
+    GError ** error)
+{
+  GstPinnedContext *context = gst_pinned_stream_get_context (stream);
+
+  ensure_debug_category ();
+
+  t->stager = NULL;
+  t->report = NULL;
+  t->bytes = 0;
+  t->batch = batch;
+  t->stream = stream;
+  t->handle = gst_pinned_stream_get_cuda_stream (stream);
+  t->info = info;
+  t->pageable = pageable;
+  /* The mode matters only for host memory that is not ours. */
+  t->mode = GST_PINNED_PAGEABLE_DIRECT;
+
+  if (!gst_pinned_context_push (context, error))
+    return FALSE;
+
+  /* Earlier inputs whose copies are done go back to their owner. */
+  if (pageable)
+    gst_pinned_pageable_release_done (pageable);
+
+  if (!side_map (t, &t->in, src, GST_MAP_READ, error)) {
+    gst_pinned_context_pop (context);
+    return FALSE;
+  }
+  if (!side_map (t, &t->out, dst, GST_MAP_WRITE, error)) {
+    side_unmap (&t->in);
+    gst_pinned_context_pop (context);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 transfer (GstPinnedStream * stream, const GstVideoInfo * info,
     GstBuffer * src, GstBuffer * dst, GstPinnedPageable * pageable,
@@ -670,36 +712,10 @@ transfer (GstPinnedStream * stream, const GstVideoInfo * info,
   Transfer t;
   gboolean ok, whole;
 
-  ensure_debug_category ();
-
-  t.stager = NULL;
+  if (!transfer_begin (&t, stream, info, src, dst, pageable, NULL, error))
+    return FALSE;
   t.report = report;
-  t.bytes = 0;
-  t.batch = NULL;
-  t.stream = stream;
-  t.handle = gst_pinned_stream_get_cuda_stream (stream);
-  t.info = info;
-  t.pageable = pageable;
-  /* The mode matters only for host memory that is not ours. */
-  t.mode = GST_PINNED_PAGEABLE_DIRECT;
-
   context = gst_pinned_stream_get_context (stream);
-  if (!gst_pinned_context_push (context, error))
-    return FALSE;
-
-  /* Earlier inputs whose copies are done go back to their owner. */
-  if (pageable)
-    gst_pinned_pageable_release_done (pageable);
-
-  if (!side_map (&t, &t.in, src, GST_MAP_READ, error)) {
-    gst_pinned_context_pop (context);
-    return FALSE;
-  }
-  if (!side_map (&t, &t.out, dst, GST_MAP_WRITE, error)) {
-    side_unmap (&t.in);
-    gst_pinned_context_pop (context);
-    return FALSE;
-  }
 
   ok = gst_pinned_buffer_sync_stream (src, stream, GST_MAP_READ, error) &&
       gst_pinned_buffer_sync_stream (dst, stream, GST_MAP_WRITE, error);
@@ -822,32 +838,10 @@ gst_pinned_transfer_batch_add (GstPinnedTransferBatch * batch,
   guint n_copies = batch->copies->len;
   gboolean ok;
 
-  ensure_debug_category ();
-
   *added = FALSE;
-  t.stager = NULL;
-  t.report = NULL;
-  t.bytes = 0;
-  t.batch = batch;
-  t.stream = stream;
-  t.handle = gst_pinned_stream_get_cuda_stream (stream);
-  t.info = info;
-  t.pageable = NULL;
-  t.mode = GST_PINNED_PAGEABLE_DIRECT;
-
+  if (!transfer_begin (&t, stream, info, src, dst, NULL, batch, error))
+    return FALSE;
   context = gst_pinned_stream_get_context (stream);
-  if (!gst_pinned_context_push (context, error))
-    return FALSE;
-
-  if (!side_map (&t, &t.in, src, GST_MAP_READ, error)) {
-    gst_pinned_context_pop (context);
-    return FALSE;
-  }
-  if (!side_map (&t, &t.out, dst, GST_MAP_WRITE, error)) {
-    side_unmap (&t.in);
-    gst_pinned_context_pop (context);
-    return FALSE;
-  }
 
   if (!batchable (&t.in) || !batchable (&t.out) ||
       !same_layout (info, &t.in, &t.out)) {
