@@ -1180,6 +1180,11 @@ choose_batch (GstPinnedBaseTransform * self, GstCaps * incaps,
 
   if (is_system_memory (incaps) == is_system_memory (outcaps))
     return 1;
+#ifdef HAVE_CUDA_INTEROP
+  /* nvcodec's CUDA memory goes through views, copied one at a time. */
+  if (gst_pinned_caps_is_cuda (incaps) || gst_pinned_caps_is_cuda (outcaps))
+    return 1;
+#endif
 
   GST_OBJECT_LOCK (self);
   batch = priv->batch;

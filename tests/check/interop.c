@@ -250,6 +250,50 @@ GST_START_TEST (test_pinnedupload_into_cuda_memory)
 
 GST_END_TEST;
 
+/* nvcodec's CUDA memory is copied through views, one frame at a time:
+ * neither element batches it, from a source that is not live either. */
+GST_START_TEST (test_cuda_memory_not_batched)
+{
+  const gchar *launches[] = {
+    "videotestsrc num-buffers=6 ! video/x-raw,format=NV12,width=64,height=48 "
+        "! pinnedupload name=el ! video/x-raw(memory:CUDAMemory) ! "
+        "cudadownload ! fakesink",
+    "videotestsrc num-buffers=6 ! video/x-raw,format=NV12,width=64,height=48 "
+        "! cudaupload ! video/x-raw(memory:CUDAMemory) ! pinneddownload "
+        "name=el ! fakesink",
+    /* Control: system memory both ways batches. */
+    "videotestsrc num-buffers=6 ! video/x-raw,format=NV12,width=64,height=48 "
+        "! pinnedupload name=el ! pinneddownload ! fakesink",
+  };
+  const guint expected[] = { 1, 1, 4 };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (launches); i++) {
+    GstElement *pipeline = gst_parse_launch (launches[i], NULL);
+    GstElement *el = gst_bin_get_by_name (GST_BIN (pipeline), "el");
+    GstBus *bus = gst_element_get_bus (pipeline);
+    GstMessage *msg;
+    guint batch;
+
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    batch = gst_pinned_base_transform_get_batch (GST_PINNED_BASE_TRANSFORM
+        (el));
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+        "%s did not end", launches[i]);
+    fail_unless_equals_int (batch, expected[i]);
+    gst_message_unref (msg);
+    gst_object_unref (bus);
+    gst_object_unref (el);
+    gst_object_unref (pipeline);
+  }
+}
+
+GST_END_TEST;
+
 /* Through both, and through our device memory in between. */
 GST_START_TEST (test_cuda_memory_both_ways)
 {
@@ -1277,6 +1321,7 @@ interop_suite (void)
   tcase_add_test (tc, test_cuda_memory_into_pinneddownload);
   tcase_add_test (tc, test_pinnedupload_into_cuda_memory);
   tcase_add_test (tc, test_cuda_memory_both_ways);
+  tcase_add_test (tc, test_cuda_memory_not_batched);
   tcase_add_test (tc, test_caps_preference);
   tcase_add_test (tc, test_context_adopted_download);
   tcase_add_test (tc, test_context_joined_download);
