@@ -207,6 +207,28 @@ pattern (int frames, int ask_every, int timed, int n_in, int leave)
   cudaStreamDestroy (down);
 }
 
+/* @n frames from @src to @dst on @stream: one cudaMemcpyAsync for one,
+ * else one cudaMemcpyBatchAsync, in stream order. */
+static void
+copy_frames (void **dst, void **src, int n, enum cudaMemcpyKind kind,
+    cudaStream_t stream)
+{
+  struct cudaMemcpyAttributes attr;
+  size_t lens[16], attr_idx = 0;
+  int i;
+
+  if (n == 1) {
+    CHECK (cudaMemcpyAsync (dst[0], src[0], FRAME, kind, stream));
+    return;
+  }
+  memset (&attr, 0, sizeof (attr));
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  for (i = 0; i < n; i++)
+    lens[i] = FRAME;
+  CHECK (cudaMemcpyBatchAsync (dst, (const void *const *) src, lens, n, &attr,
+          &attr_idx, 1, stream));
+}
+
 /* The round trip's calls with @batch frames a call: cudaMemcpyBatchAsync
  * up, a record, a cross-stream wait, cudaMemcpyBatchAsync down, a record;
  * 2 * @batch page-locked inputs, and the gate before a batch's inputs are
@@ -220,9 +242,6 @@ pattern_batch (int frames, int batch)
   cudaStream_t up, down;
   cudaEvent_t ev_up[N_EV], ev_down[N_EV];
   void *in[2 * B_MAX], *dev[4 * B_MAX], *out[4 * B_MAX];
-  void *srcs[B_MAX], *dsts[B_MAX];
-  size_t lens[B_MAX], attr_idx = 0;
-  struct cudaMemcpyAttributes attr;
   double c0 = 0, w0 = 0;
   long first_us = 2, sleeps = 0, questions = 0;
   int i, b, n_batches = frames / batch, n_in = 2 * batch;
@@ -239,11 +258,6 @@ pattern_batch (int frames, int batch)
     CHECK (cudaMalloc (&dev[i], FRAME));
     CHECK (cudaHostAlloc (&out[i], FRAME, cudaHostAllocDefault));
   }
-  memset (&attr, 0, sizeof (attr));
-  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-  for (i = 0; i < batch; i++)
-    lens[i] = FRAME;
-
   prctl (PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   for (b = 0; b < n_batches + 20; b++) {
     if (b == 20) {
@@ -271,28 +285,12 @@ pattern_batch (int frames, int batch)
             first_us + (first_us / 16 > 2 ? first_us / 16 : 2);
       }
     }
-    for (i = 0; i < batch; i++) {
-      srcs[i] = in[(b % 2) * batch + i];
-      dsts[i] = dev[(b % 4) * batch + i];
-    }
-    if (batch == 1)
-      CHECK (cudaMemcpyAsync (dsts[0], srcs[0], FRAME,
-              cudaMemcpyHostToDevice, up));
-    else
-      CHECK (cudaMemcpyBatchAsync (dsts, (const void *const *) srcs, lens,
-              batch, &attr, &attr_idx, 1, up));
+    copy_frames (dev + (b % 4) * batch, in + (b % 2) * batch, batch,
+        cudaMemcpyHostToDevice, up);
     CHECK (cudaEventRecord (ev_up[b % N_EV], up));
     CHECK (cudaStreamWaitEvent (down, ev_up[b % N_EV], 0));
-    for (i = 0; i < batch; i++) {
-      srcs[i] = dev[(b % 4) * batch + i];
-      dsts[i] = out[(b % 4) * batch + i];
-    }
-    if (batch == 1)
-      CHECK (cudaMemcpyAsync (dsts[0], srcs[0], FRAME,
-              cudaMemcpyDeviceToHost, down));
-    else
-      CHECK (cudaMemcpyBatchAsync (dsts, (const void *const *) srcs, lens,
-              batch, &attr, &attr_idx, 1, down));
+    copy_frames (out + (b % 4) * batch, dev + (b % 4) * batch, batch,
+        cudaMemcpyDeviceToHost, down);
     CHECK (cudaEventRecord (ev_down[b % N_EV], down));
   }
   CHECK (cudaDeviceSynchronize ());
