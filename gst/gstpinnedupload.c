@@ -408,6 +408,18 @@ decide_cuda_allocation (GstPinnedUpload * self, GstQuery * query,
   }
   min = MAX (min, 2 * gst_pinned_base_transform_get_pool_size (base));
 
+  /* The base class (metas, allocator) decides without the pools: it would
+   * set a CUDA pool's config once more, and a pool compares a new config
+   * with the one it has, where the CUDA stream that 1.24 puts in it has no
+   * comparison (GStreamer-CRITICAL, and a refusal if the pool is active). */
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation
+      (GST_BASE_TRANSFORM (self), query)) {
+    gst_clear_object (&pool);
+    return FALSE;
+  }
+
   if (pool) {
     GST_DEBUG_OBJECT (self, "using downstream's %" GST_PTR_FORMAT, pool);
     config = gst_buffer_pool_get_config (pool);
@@ -437,6 +449,7 @@ decide_cuda_allocation (GstPinnedUpload * self, GstQuery * query,
     gst_object_unref (pool);
     return FALSE;
   }
+  gst_query_add_allocation_pool (query, pool, size, min, max);
 
   clear_pool (&self->device_pool);
   self->device_pool = pool;
@@ -449,13 +462,7 @@ decide_cuda_allocation (GstPinnedUpload * self, GstQuery * query,
     self->window = gst_pinned_window_new (GST_BASE_TRANSFORM_SRC_PAD (self),
         gst_pinned_base_transform_get_pool_size (base));
 
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, max);
-
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation
-      (GST_BASE_TRANSFORM (self), query);
+  return TRUE;
 }
 #endif
 
