@@ -386,20 +386,26 @@ timer_close (GstPinnedBaseTransform * self)
   g_mutex_unlock (&timer->lock);
 }
 
-/* Adds the pending frame's GPU time if its work is done; never waits. */
+/* Adds the pending frame's GPU time if its work is done; never waits.
+ * cudaEventElapsedTime answers cudaErrorNotReady while the work runs: on
+ * the per-buffer path, where the frame timed an interval ago is done but
+ * in a long queue, a question first would only cost the host another
+ * driver call. Where the work may well run (@ask: the statistics, stop)
+ * it is asked first, as compute-sanitizer counts that answer an error. */
 static void
-timer_read_locked (GstPinnedBaseTransform * self)
+timer_read_locked (GstPinnedBaseTransform * self, gboolean ask)
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
   Timer *timer = &priv->timer;
-  cudaError_t result;
+  cudaError_t result = cudaSuccess;
   gfloat ms = 0;
 
   if (!timer->pending || !gst_pinned_context_push (priv->context, NULL))
     return;
-  /* It answers cudaErrorNotReady while the work runs: a question first
-   * would only cost the host another driver call. */
-  result = cudaEventElapsedTime (&ms, timer->start, timer->end);
+  if (ask)
+    result = cudaEventQuery (timer->end);
+  if (result == cudaSuccess)
+    result = cudaEventElapsedTime (&ms, timer->start, timer->end);
   gst_pinned_context_pop (priv->context);
 
   if (result == cudaErrorNotReady)
@@ -428,7 +434,7 @@ gst_pinned_base_transform_timer_begin (GstPinnedBaseTransform * self,
 
   timer->since = 0;
   g_mutex_lock (&timer->lock);
-  timer_read_locked (self);
+  timer_read_locked (self, FALSE);
   /* Still running N frames later (a long queue): skip this one. */
   ok = !timer->pending && !timer->failed;
   g_mutex_unlock (&timer->lock);
@@ -501,7 +507,7 @@ get_stats (GstPinnedBaseTransform * self)
   guint64 samples, gpu_ns;
 
   g_mutex_lock (&priv->timer.lock);
-  timer_read_locked (self);
+  timer_read_locked (self, TRUE);
   g_mutex_unlock (&priv->timer.lock);
 
   samples = STAT_GET (priv->stats.gpu_samples);
@@ -1078,7 +1084,7 @@ gst_pinned_base_transform_stop (GstBaseTransform * trans)
 
   /* Counted so far: the statistics keep it until the next start. */
   g_mutex_lock (&priv->timer.lock);
-  timer_read_locked (GST_PINNED_BASE_TRANSFORM (trans));
+  timer_read_locked (GST_PINNED_BASE_TRANSFORM (trans), TRUE);
   g_mutex_unlock (&priv->timer.lock);
   timer_close (GST_PINNED_BASE_TRANSFORM (trans));
   set_pageable (GST_PINNED_BASE_TRANSFORM (trans), NULL);

@@ -213,6 +213,38 @@ GST_START_TEST (test_stats_gpu_time_is_the_work)
 
 GST_END_TEST;
 
+/* The statistics and stop read the GPU time of a frame whose work may
+ * still run: they ask the timer's end event first, and never provoke
+ * cudaEventElapsedTime's "not ready", which compute-sanitizer reports as
+ * an error. Control: the work was still held when they read it (no sample
+ * yet). */
+GST_START_TEST (test_stats_read_while_work_runs)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload batch=1");
+  GstElement *up;
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      pinned_test_device_caps (&info));
+  up = find (h, "pinnedupload");
+  pinned_test_delay_stream (gst_pinned_base_transform_get_stream
+      (GST_PINNED_BASE_TRANSFORM (up)), pinned_test_ms (300));
+
+  in = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in, &info, 1);
+  out = pinned_test_push_and_pull (h, in);
+
+  fail_unless_equals_uint64 (stat_value (up, "gpu-samples"), 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  fail_unless_equals_uint64 (pinned_test_call_count
+      ("cudaEventElapsedTime:not-ready"), 0);
+}
+
+GST_END_TEST;
+
 /* Adds a plain system-memory pool to the harness sink's answer. */
 static GstPadProbeReturn
 offer_system_pool (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
@@ -560,6 +592,7 @@ stats_suite (void)
   tcase_add_test (tc, test_stats_after_n_frames);
   tcase_add_test (tc, test_stats_pageable_input);
   tcase_add_test (tc, test_stats_gpu_time_is_the_work);
+  tcase_add_test (tc, test_stats_read_while_work_runs);
   tcase_add_test (tc, test_stats_host_waits);
   tcase_add_test (tc, test_stats_filter);
   tcase_add_test (tc, test_stats_kept_until_restart);
