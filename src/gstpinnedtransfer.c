@@ -106,14 +106,16 @@ typedef struct
   Side in, out;
 } Transfer;
 
-/* Rows of a plane; the palette of paletted formats is one row. */
+/* Rows of a plane; the palette of paletted formats is one row, and so is a
+ * plane of tiles (its tiles are copied as the bytes they are). */
 static guint
 plane_rows (const GstVideoInfo * info, guint plane)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
   gint comp[GST_VIDEO_MAX_COMPONENTS];
 
-  if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) && plane == 1)
+  if ((GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) && plane == 1) ||
+      GST_VIDEO_FORMAT_INFO_IS_TILED (finfo))
     return 1;
 
   gst_video_format_info_component (finfo, plane, comp);
@@ -122,7 +124,8 @@ plane_rows (const GstVideoInfo * info, guint plane)
 }
 
 /* The bytes of a row of a plane that hold pixels: the widest of its
- * components; the palette is 256 entries of 4 bytes. */
+ * components; the palette is 256 entries of 4 bytes; a plane of tiles is
+ * its tiles (its stride counts tiles, not bytes). */
 static gsize
 plane_row_bytes (const GstVideoInfo * info, guint plane)
 {
@@ -133,6 +136,13 @@ plane_row_bytes (const GstVideoInfo * info, guint plane)
 
   if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) && plane == 1)
     return 256 * 4;
+  if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo)) {
+    gint stride = GST_VIDEO_INFO_PLANE_STRIDE (info, plane);
+
+    return (gsize) GST_VIDEO_TILE_X_TILES (stride) *
+        GST_VIDEO_TILE_Y_TILES (stride) *
+        GST_VIDEO_FORMAT_INFO_TILE_SIZE (finfo, plane);
+  }
 
   gst_video_format_info_component (finfo, plane, comp);
   for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
@@ -585,11 +595,16 @@ copy_planes (Transfer * t, GError ** error)
   const guint8 *staged[MAX_MEMORIES] = { NULL, };
   guint p, si, di;
 
+  /* A plane of tiles moves whole: only where it is may change. */
   if (GST_VIDEO_FORMAT_INFO_IS_TILED (info->finfo)) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "cannot change the layout of tiled format %s",
-        GST_VIDEO_INFO_NAME (info));
-    return FALSE;
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+      if (src->stride[p] != dst->stride[p]) {
+        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+            "cannot change the tiles of plane %u of tiled format %s", p,
+            GST_VIDEO_INFO_NAME (info));
+        return FALSE;
+      }
+    }
   }
 
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {

@@ -136,13 +136,31 @@ GST_START_TEST (test_templates_use_the_list)
 
 GST_END_TEST;
 
-/* The order: 8-bit YUV first (I420 first, as GStreamer's CUDA converter
- * lists them), then 8-bit RGB, then more bits per component; the
- * paletted format last; no tiled format. */
+/* The order: the common formats first, 8-bit YUV (I420 first, as
+ * GStreamer's CUDA converter lists them), then 8-bit RGB, then more bits
+ * per component, the paletted format last of them; then the rest in the
+ * same order, the tiled layouts last. Together every raw format that
+ * GstVideoInfo describes, each once. */
+static guint
+format_rank (const GstVideoFormatInfo * finfo)
+{
+  /* 0: 8-bit YUV, 1: 8-bit RGB, 2: 8-bit gray, 3: more bits, 4: tiled */
+  if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo))
+    return 4;
+  if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) > 8)
+    return 3;
+  if (GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo))
+    return 2;
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo))
+    return 1;
+  return 0;
+}
+
 GST_START_TEST (test_format_order)
 {
   GPtrArray *list = formats_of (GST_PINNED_VIDEO_CAPS);
-  guint i, rank, last_rank = 0;
+  GPtrArray *all = formats_of (GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL));
+  guint i, rank, last_rank = 0, groups = 1;
 
   fail_unless_equals_string (g_ptr_array_index (list, 0), "I420");
   for (i = 0; i < list->len; i++) {
@@ -150,24 +168,28 @@ GST_START_TEST (test_format_order)
         gst_video_format_get_info (gst_video_format_from_string
         (g_ptr_array_index (list, i)));
 
-    fail_if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo));
     if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo)) {
-      fail_unless_equals_int (i, list->len - 1);
+      /* the end of the common formats */
+      fail_unless_equals_int (groups, 1);
+      groups++;
+      last_rank = 0;
       continue;
     }
-    /* 0: 8-bit YUV, 1: 8-bit RGB, 2: 8-bit gray, 3: more bits */
-    if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) > 8)
-      rank = 3;
-    else if (GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo))
-      rank = 2;
-    else if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo))
-      rank = 1;
-    else
-      rank = 0;
+    rank = format_rank (finfo);
+    fail_if (groups == 1 && rank == 4, "tiled %s among the common formats",
+        GST_VIDEO_FORMAT_INFO_NAME (finfo));
     fail_unless (rank >= last_rank, "%s (%u) after a format of rank %u",
         GST_VIDEO_FORMAT_INFO_NAME (finfo), rank, last_rank);
     last_rank = rank;
   }
+  fail_unless_equals_int (groups, 2);
+
+  /* every raw format, once */
+  fail_unless_equals_int (list->len, all->len);
+  for (i = 0; i < all->len; i++)
+    fail_unless (has_format (list, g_ptr_array_index (all, i)),
+        "%s is not taken", (gchar *) g_ptr_array_index (all, i));
+  g_ptr_array_unref (all);
   g_ptr_array_unref (list);
 }
 
@@ -382,6 +404,68 @@ GST_START_TEST (test_upload_refuses_meta_past_end)
 
 GST_END_TEST;
 
+/* A tiled frame moves as whole planes of tiles: a GstVideoMeta that only
+ * moves a plane comes back bit-exact, packed; one with more tiles a row
+ * (padding) would need tiles moved to be packed again: the download says
+ * so instead of returning scrambled tiles. */
+GST_START_TEST (test_tiles_not_moved)
+{
+  guint wider;
+
+  for (wider = 0; wider < 2; wider++) {
+    GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinneddownload");
+    GstBus *bus = watch_errors (h);
+    GstVideoInfo info, padded;
+    GstVideoMeta *meta;
+    GstBuffer *in, *out;
+    GstMessage *msg;
+    gsize offset[GST_VIDEO_MAX_PLANES];
+    gint stride[GST_VIDEO_MAX_PLANES];
+    guint p;
+
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12_4L4, 320, 240);
+    /* one more tile a row: the layout of a wider frame */
+    gst_video_info_set_format (&padded, GST_VIDEO_FORMAT_NV12_4L4,
+        wider ? 324 : 320, 240);
+    gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+        gst_video_info_to_caps (&info));
+
+    in = pinned_test_new_pageable (padded.size + 4096);
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+      offset[p] = padded.offset[p] + (p ? 4096 : 0);
+      stride[p] = padded.stride[p];
+    }
+    meta = gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_NV12_4L4, 320, 240, 2, offset, stride);
+    fail_unless (meta != NULL);
+    pinned_test_fill_frame (in, &info, 7 + wider);
+
+    if (!wider) {
+      out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (gst_buffer_get_video_meta (out) == NULL);
+      fail_unless_equals_int (gst_buffer_get_size (out), info.size);
+      fail_unless (pinned_test_frames_equal (in, out, &info));
+      gst_buffer_unref (out);
+    } else {
+      fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+          GST_FLOW_ERROR);
+      fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+      fail_unless (msg != NULL);
+      assert_format_error (msg, "pinneddownload", "cannot change the tiles "
+          "of plane 0 of tiled format NV12_4L4");
+      gst_message_unref (msg);
+    }
+
+    gst_buffer_unref (in);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 /* The same for a device frame into the download, and for a device frame
  * smaller than its caps. */
 GST_START_TEST (test_download_refuses_device_frame_that_does_not_fit)
@@ -474,6 +558,7 @@ formats_suite (void)
   tcase_add_test (tc, test_upload_refuses_meta_past_end);
   tcase_add_test (tc, test_download_refuses_device_frame_that_does_not_fit);
   tcase_add_test (tc, test_filter_refuses_device_frame_that_does_not_fit);
+  tcase_add_test (tc, test_tiles_not_moved);
 
   return s;
 }

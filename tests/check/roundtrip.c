@@ -7,16 +7,18 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* pinnedupload ! pinneddownload returns every frame bit-exact: planar,
- * semi-planar, packed, 8 and 10 bit formats, odd sizes, with the source
- * writing into the offered page-locked pool or not, with padded strides,
- * and for downstreams with and without GstVideoMeta. */
+/* pinnedupload ! pinneddownload returns every frame bit-exact: every raw
+ * format (planar, semi-planar, packed, tiled, 8 to 16 bits), odd sizes,
+ * with the source writing into the offered page-locked pool or not, with
+ * padded strides, and for downstreams with and without GstVideoMeta. */
+
+#include <gst/app/gstappsink.h>
 
 #include "pinnedtest.h"
 
 /* Every format the elements take, from the list their pad templates are
  * made of (GST_PINNED_VIDEO_FORMATS): planar, semi-planar and packed YUV
- * and RGB, gray, paletted, 8 to 16 bits per component. */
+ * and RGB, gray, paletted, tiled, 8 to 16 bits per component. */
 static GArray *
 pinned_formats (void)
 {
@@ -129,6 +131,7 @@ check_roundtrip (GstVideoFormat format, gint width, gint height,
   GstVideoInfo info;
   GstCaps *caps;
   GstBuffer *in, *out;
+  GstFlowReturn ret;
   guint i;
 
   gst_video_info_set_format (&info, format, width, height);
@@ -140,7 +143,12 @@ check_roundtrip (GstVideoFormat format, gint width, gint height,
   for (i = 0; i < 3; i++) {
     in = make_input (h, &info, caps, source, g_str_hash (source_names[source])
         + format * 1000 + width + i);
-    out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
+    ret = gst_harness_push (h, gst_buffer_ref (in));
+    fail_unless (ret == GST_FLOW_OK, "%s %dx%d from %s, downstream %s meta: "
+        "pushed %s", gst_video_format_to_string (format), width, height,
+        source_names[source], downstream_meta ? "with" : "without",
+        gst_flow_get_name (ret));
+    out = gst_harness_pull (h);
     fail_unless (out != NULL);
 
     if (!downstream_meta) {
@@ -161,19 +169,38 @@ check_roundtrip (GstVideoFormat format, gint width, gint height,
   gst_harness_teardown (h);
 }
 
+/* Every format at every size, from every source. Under memcheck (a slow
+ * run) the formats after the common ones, which take the same code paths,
+ * go at one odd size. */
 GST_START_TEST (test_roundtrip_bit_exact)
 {
   GArray *formats = pinned_formats ();
+  gboolean slow = pinned_test_ms (1) > 1, common = TRUE;
   guint f, s, src, meta;
 
   for (f = 0; f < formats->len; f++) {
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      if (!common && slow && s != 1)
+        continue;
       for (src = 0; src < SOURCE_LAST; src++) {
-        for (meta = 0; meta < 2; meta++)
-          check_roundtrip (g_array_index (formats, GstVideoFormat, f),
-              sizes[s].width, sizes[s].height, src, meta);
+        for (meta = 0; meta < 2; meta++) {
+          GstVideoFormat format = g_array_index (formats, GstVideoFormat, f);
+
+          /* Padding adds tiles to a tiled plane: the download's own
+           * layout would need tiles moved, not bytes (the transfer refuses
+           * it: test_tiles_not_moved). */
+          if (GST_VIDEO_FORMAT_INFO_IS_TILED (gst_video_format_get_info
+                  (format)) && (src == SOURCE_POOL_PADDED
+                  || src == SOURCE_PAGEABLE_PADDED))
+            continue;
+          check_roundtrip (format, sizes[s].width, sizes[s].height, src, meta);
+        }
       }
     }
+    /* the paletted format ends the common ones */
+    if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (gst_video_format_get_info
+            (g_array_index (formats, GstVideoFormat, f))))
+      common = FALSE;
   }
   g_array_unref (formats);
 }
@@ -256,6 +283,82 @@ GST_START_TEST (test_upload_multi_memory_input)
 
 GST_END_TEST;
 
+/* The frames videotestsrc makes, in every format it makes, through the
+ * pair beside a branch without it: the same visible pixels (videotestsrc
+ * leaves row padding unwritten). On a GPU at the sizes users run, 4K
+ * included; on the stand-in at the small odd ones. */
+static void
+check_videotestsrc (GstVideoFormat format, gint width, gint height)
+{
+  const gchar *name = gst_video_format_to_string (format);
+  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=2 pattern=ball "
+      "! video/x-raw,format=%s,width=%d,height=%d ! tee name=t "
+      "t. ! queue ! appsink name=ref sync=false "
+      "t. ! queue ! pinnedupload ! pinneddownload ! appsink name=out "
+      "sync=false", name, width, height);
+  GstElement *pipeline = gst_parse_launch (launch, NULL);
+  GstElement *ref, *out;
+  GstVideoInfo info;
+  guint n = 0;
+
+  fail_unless (pipeline != NULL, "%s", launch);
+  ref = gst_bin_get_by_name (GST_BIN (pipeline), "ref");
+  out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  gst_video_info_set_format (&info, format, width, height);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE, "%s %dx%d: refused", name, width, height);
+
+  for (;;) {
+    GstSample *a = gst_app_sink_pull_sample (GST_APP_SINK (ref));
+    GstSample *b = gst_app_sink_pull_sample (GST_APP_SINK (out));
+
+    if (a == NULL || b == NULL) {
+      fail_unless (a == NULL && b == NULL, "%s %dx%d: frame %u only on one "
+          "branch", name, width, height, n);
+      break;
+    }
+    fail_unless (pinned_test_frames_equal (gst_sample_get_buffer (a),
+            gst_sample_get_buffer (b), &info), "%s %dx%d: frame %u differs",
+        name, width, height, n);
+    gst_sample_unref (a);
+    gst_sample_unref (b);
+    n++;
+  }
+  fail_unless_equals_int (n, 2);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (ref);
+  gst_object_unref (out);
+  gst_object_unref (pipeline);
+  g_free (launch);
+}
+
+GST_START_TEST (test_videotestsrc_every_format)
+{
+  static const struct
+  {
+    gint width, height;
+  } gpu_sizes[] = {
+    {1920, 1080}, {1917, 1079}, {33, 17}, {3840, 2160}, {2, 2},
+  }, fake_sizes[] = {
+    {33, 17}, {2, 2}, {319, 181},
+  };
+  GArray *formats = pinned_formats ();
+  gboolean fake = pinned_test_is_fake ();
+  guint n_sizes = fake ? G_N_ELEMENTS (fake_sizes) : G_N_ELEMENTS (gpu_sizes);
+  guint f, s;
+
+  for (f = 0; f < formats->len; f++) {
+    for (s = 0; s < n_sizes; s++)
+      check_videotestsrc (g_array_index (formats, GstVideoFormat, f),
+          fake ? fake_sizes[s].width : gpu_sizes[s].width,
+          fake ? fake_sizes[s].height : gpu_sizes[s].height);
+  }
+  g_array_unref (formats);
+}
+
+GST_END_TEST;
+
 static Suite *
 roundtrip_suite (void)
 {
@@ -267,6 +370,10 @@ roundtrip_suite (void)
   tcase_add_test (tc, test_roundtrip_bit_exact);
   tcase_add_test (tc, test_upload_preserves_layout);
   tcase_add_test (tc, test_upload_multi_memory_input);
+  /* pipelines of every format: memcheck adds nothing to the harness runs
+   * above but hours */
+  if (pinned_test_ms (1) == 1)
+    tcase_add_test (tc, test_videotestsrc_every_format);
 
   return s;
 }

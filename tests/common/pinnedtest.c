@@ -282,7 +282,8 @@ pixel_row_bytes (const GstVideoInfo * info, guint plane, guint stride)
 }
 
 /* Rows of a plane and the bytes of a row that hold pixels (the palette of
- * paletted formats is one row of 1024 bytes). */
+ * paletted formats is one row of 1024 bytes; a plane of tiles is one row of
+ * all its tiles: its stride counts tiles). */
 static void
 plane_geometry (const GstVideoInfo * info, guint plane, guint * rows,
     guint * row_bytes)
@@ -294,6 +295,15 @@ plane_geometry (const GstVideoInfo * info, guint plane, guint * rows,
   if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) && plane == 1) {
     *rows = 1;
     *row_bytes = 256 * 4;
+    return;
+  }
+  if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo)) {
+    gint stride = GST_VIDEO_INFO_PLANE_STRIDE (info, plane);
+
+    *rows = 1;
+    *row_bytes = GST_VIDEO_TILE_X_TILES (stride) *
+        GST_VIDEO_TILE_Y_TILES (stride) *
+        GST_VIDEO_FORMAT_INFO_TILE_SIZE (finfo, plane);
     return;
   }
 
@@ -386,7 +396,8 @@ compare_row (const GstVideoInfo * info, guint plane, const guint8 * a,
         (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) && plane == 1))
       break;
   }
-  if (comp[0] < 0 || (i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0)) {
+  if (comp[0] < 0 || (i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0) ||
+      GST_VIDEO_FORMAT_INFO_IS_TILED (finfo)) {
     for (k = 0; k < row_bytes; k++) {
       if (a[k] != b[k])
         return k;
