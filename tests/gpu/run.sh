@@ -9,6 +9,7 @@
 #   device       the GPU, its driver and link
 #   suite        the 'gpu' suite and 'gpu-hidden' (states-hidden)
 #   sanitizer    compute-sanitizer memcheck over the 'gpu' suite
+#   renegotiate  the renegotiation test, $RENEG_RUNS times (20)
 #   inspect      gst-inspect-1.0: the elements and their properties
 #   example      examples/pinned-appsink: its kernel on 300 frames
 #   demo         examples/demo.sh
@@ -50,6 +51,10 @@
 # SOAK_DIR is where the soak keeps its files between the two calls
 # (default /tmp/gst-pinned-soak), SOAK_SECONDS how long it runs (600).
 #
+# GST_RUNTIME=DIR runs under the GStreamer runtime folder DIR (its env.sh
+# and meson-tests.py: a GStreamer built into a folder, another version
+# than the one the build was made with); default .gstbundle/ where it
+# exists, else the installed GStreamer.
 # Logs go to $OUT (default /tmp/gst-pinned-gpu); the last lines summarise.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -57,10 +62,17 @@ top=$PWD
 OUT=${OUT:-/tmp/gst-pinned-gpu}
 mkdir -p "$OUT"
 
-if [ -f .gstbundle/env.sh ]; then
+# GST_RUNTIME names a GStreamer runtime folder to run under (an env.sh
+# that sets its paths, and meson-tests.py); .gstbundle/ where it exists.
+runtime=${GST_RUNTIME:-}
+if [ -z "$runtime" ] && [ -f .gstbundle/env.sh ]; then
+  runtime=.gstbundle
+fi
+if [ -n "$runtime" ]; then
   # shellcheck disable=SC1091
-  source .gstbundle/env.sh
-  runner=(python3 .gstbundle/meson-tests.py build)
+  source "$runtime/env.sh"
+  runner=(python3 "$runtime/meson-tests.py" build)
+  echo "GStreamer runtime: $runtime ($(gst-launch-1.0 --version | head -1))"
 else
   runner=(meson test -C build --no-rebuild --print-errorlogs)
 fi
@@ -94,7 +106,7 @@ for step in "${steps[@]}"; do
       date -u +%Y-%m-%dT%H:%MZ >> "$OUT/device.txt"
       ;;
     suite)
-      if [ -f .gstbundle/env.sh ]; then
+      if [ -n "$runtime" ]; then
         "${runner[@]}" --suite gpu --suite gpu-hidden \
           --wrap "env LD_LIBRARY_PATH=$libpath" -v > "$OUT/suite.log" 2>&1
       else
@@ -103,6 +115,22 @@ for step in "${steps[@]}"; do
       summary+=("suite: $(tail -1 "$OUT/suite.log")")
       grep -E "^(PASSED|FAILED|SKIPPED)" "$OUT/suite.log"
       grep -E "frames +(same|DIFFERENT)" "$OUT/suite.log" > "$OUT/checksums.txt"
+      ;;
+    renegotiate)
+      # The renegotiation cases (tests/check/renegotiate.c: caps changing
+      # every 15 frames behind a tee and without one, each after its
+      # control) RENEG_RUNS times (default 20); failed runs' logs kept.
+      failed=0
+      for i in $(seq "${RENEG_RUNS:-20}"); do
+        if ! GST_CHECKS=${RENEG_CHECKS:-test_tee_batched,test_tee_frame_by_frame} \
+          gpu_test renegotiate > "$OUT/renegotiate-$i.log" 2>&1; then
+          failed=$((failed + 1))
+          grep -E ":[FE]:|ERROR|CRITICAL" "$OUT/renegotiate-$i.log" | head -5
+        else
+          rm -f "$OUT/renegotiate-$i.log"
+        fi
+      done
+      summary+=("renegotiate: $failed failed of ${RENEG_RUNS:-20} runs")
       ;;
     sanitizer)
       # memcheck over every process of every GPU test (gst-launch children
