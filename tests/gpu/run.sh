@@ -10,6 +10,7 @@
 #   suite        the 'gpu' suite and 'gpu-hidden' (states-hidden)
 #   sanitizer    compute-sanitizer memcheck over the 'gpu' suite
 #   renegotiate  the renegotiation test, $RENEG_RUNS times (20)
+#   ipc          frames across processes: cudaipcsink / cudaipcsrc (1.24+)
 #   inspect      gst-inspect-1.0: the elements and their properties
 #   example      examples/pinned-appsink: its kernel on 300 frames
 #   demo         examples/demo.sh
@@ -131,6 +132,12 @@ for step in "${steps[@]}"; do
         fi
       done
       summary+=("renegotiate: $failed failed of ${RENEG_RUNS:-20} runs")
+      ;;
+    ipc)
+      # frames across processes through nvcodec's CUDA IPC (1.24+)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      LD_LIBRARY_PATH=$libpath bash tests/gpu/ipc.sh > "$OUT/ipc.log" 2>&1
+      summary+=("ipc: rc $? $(tr '\n' ' ' < "$OUT/ipc.log")")
       ;;
     sanitizer)
       # memcheck over every process of every GPU test (gst-launch children
