@@ -15,6 +15,7 @@ packages=(
   gobject-introspection libgirepository1.0-dev
   python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   valgrind indent
+  libdlpack-dev python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do
