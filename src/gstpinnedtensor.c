@@ -886,10 +886,10 @@ tensor_strides (const DLTensor * t, int64_t strides[3])
 
 /**
  * gst_pinned_tensor_import:
- * @tensor: (transfer full): a `DLManagedTensor *` of CUDA device memory
- *   (kDLCUDA), a frame: `[H, W, C]` (or `[H, W]` for one component) for a
- *   format of one plane, `[C, H, W]` for a planar format of equal planes;
- *   rows may be padded, elements of a row must be contiguous
+ * @tensor: a `DLManagedTensor *` of CUDA device memory (kDLCUDA), which
+ *   the call takes: a frame, `[H, W, C]` (or `[H, W]` for one component)
+ *   for a format of one plane, `[C, H, W]` for a planar format of equal
+ *   planes; rows may be padded, elements of a row must be contiguous
  * @caps: `video/x-raw` naming the format (`video/x-raw,format=RGBA`); width
  *   and height, when given, must be the tensor's; framerate and colorimetry
  *   are kept
