@@ -158,57 +158,106 @@ class Frame(object):
     CPU tensors): exporting them waits for the copy that writes them.
     """
 
-    def __init__(self, sample_or_buffer, caps=None, plane=None, stream=None):
-        from gi.repository import GLib, Gst, GstVideo
+    def __init__(self, sample_or_buffer, caps=None, plane=None, stream=None,
+                 info=None):
+        from gi.repository import Gst, GstVideo
         _check_built()
         if isinstance(sample_or_buffer, Gst.Sample):
             self._sample = sample_or_buffer
             buffer = sample_or_buffer.get_buffer()
-            caps = caps or sample_or_buffer.get_caps()
+            if info is None:
+                caps = caps or sample_or_buffer.get_caps()
         else:
             self._sample = None
             buffer = sample_or_buffer
-        if caps is None:
-            raise ValueError("a Gst.Buffer needs its caps: Frame(buffer, caps)")
-        if isinstance(caps, str):
-            caps = Gst.Caps.from_string(caps)
+        if info is None:
+            if caps is None:
+                raise ValueError("a Gst.Buffer needs its caps: "
+                                 "Frame(buffer, caps)")
+            if isinstance(caps, str):
+                caps = Gst.Caps.from_string(caps)
+            info = GstVideo.VideoInfo.new_from_caps(caps)
+            if info is None:
+                raise ValueError("not video caps: %s" % caps.to_string())
         self.buffer = buffer
-        self.caps = caps
-        self.info = GstVideo.VideoInfo.new_from_caps(caps)
-        if self.info is None:
-            raise ValueError("not video caps: %s" % caps.to_string())
+        self.info = info
         self.plane = plane
         self.stream = stream
         self._cai = None
-        # A look at the layout, without ordering anything. A frame that is
-        # no one tensor (NV12) still has planes and a device.
-        self.shape = self.strides = self.dtype = self.data_ptr = None
+        self._layout = None
+
+    def _probe(self):
+        """The layout, from an export that orders nothing. A frame that is
+        no one tensor (NV12) still has planes and a device."""
+        from gi.repository import GLib
+        if self._layout is not None:
+            return self._layout
+        flags = GstPinned.TensorFlags.NO_SYNC
+        whole = True
         try:
-            address = self._export(None, GstPinned.TensorFlags.NO_SYNC)
+            address = self._export(None, flags)
         except GLib.Error:
-            if plane is not None:
+            if self.plane is not None:
                 raise
-            address = GstPinned.tensor_export_plane(
-                buffer, self.info, 0, None, GstPinned.TensorFlags.NO_SYNC)
+            address = GstPinned.tensor_export_plane(self.buffer, self.info,
+                                                    0, None, flags)
             whole = False
-        else:
-            whole = True
         try:
             t = _DLManagedTensor.from_address(address).dl_tensor
-            self.device = (t.device.device_type, t.device.device_id)
+            device = (t.device.device_type, t.device.device_id)
+            if device[0] == kDLCUDAHost:
+                device = (kDLCPU, 0)
+            layout = {"device": device, "shape": None, "strides": None,
+                      "dtype": None, "data_ptr": None}
             if whole:
-                self.shape = tuple(t.shape[i] for i in range(t.ndim))
-                self.strides = tuple(t.strides[i] for i in range(t.ndim))
-                self.dtype = "uint%d" % t.dtype.bits
-                self.data_ptr = t.data + t.byte_offset
+                layout.update(
+                    shape=tuple(t.shape[i] for i in range(t.ndim)),
+                    strides=tuple(t.strides[i] for i in range(t.ndim)),
+                    dtype="uint%d" % t.dtype.bits,
+                    data_ptr=t.data + t.byte_offset)
         finally:
             _release(address)
-        if self.device[0] == kDLCUDAHost:
-            self.device = (kDLCPU, 0)
+        self._layout = layout
+        return layout
+
+    @property
+    def device(self):
+        """DLPack's (device type, id): (kDLCUDA, id) or, for page-locked
+        memory, (kDLCPU, 0)."""
+        if self._layout is None:
+            # Told without an export for gst-pinned's own memory.
+            mem = self.buffer.peek_memory(0)
+            if GstPinned.is_pinned_device_memory(mem):
+                return (kDLCUDA, GstPinned.buffer_get_context(
+                    self.buffer).get_device_id())
+            if GstPinned.is_pinned_host_memory(mem):
+                return (kDLCPU, 0)
+        return self._probe()["device"]
+
+    @property
+    def shape(self):
+        """The tensor's shape; None for a frame that is no one tensor."""
+        return self._probe()["shape"]
+
+    @property
+    def strides(self):
+        """In elements."""
+        return self._probe()["strides"]
+
+    @property
+    def dtype(self):
+        """"uint8" or "uint16"."""
+        return self._probe()["dtype"]
+
+    @property
+    def data_ptr(self):
+        """The address of the first element."""
+        return self._probe()["data_ptr"]
 
     def planes(self):
         """One Frame per plane."""
-        return [Frame(self.buffer, self.caps, plane=p, stream=self.stream)
+        return [Frame(self.buffer, plane=p, stream=self.stream,
+                      info=self.info)
                 for p in range(GstPinned.tensor_n_planes(self.info))]
 
     def _export(self, stream, flags):
