@@ -2,9 +2,9 @@
 # Sets up a fresh Debian 12 machine for gst-pinned and builds it in ./build:
 # installs the Debian packages it needs (GStreamer 1.22 and its development
 # files, meson, ninja, the test tools valgrind and GNU indent, dlpack.h and
-# NumPy for the tensor bridge, ...), finds
-# CUDA at $CUDA_PATH (/usr/local/cuda), configures and builds. Safe to run
-# again: it only does what is missing.
+# NumPy for the tensor bridge, ...), finds CUDA at $CUDA_PATH
+# (/usr/local/cuda), configures and builds. Safe to run again: it only does
+# what is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
