@@ -156,6 +156,7 @@ def tensor_in(fmt, width, height, seconds, numpy_path):
     appsrc = pipeline.get_by_name("src")
     appsrc.set_property("caps", caps)
     appsrc.set_property("max-bytes", 3 * info.size)
+    appsrc.set_property("block", True)
     sink = pipeline.get_by_name("sink")
     sink.set_property("max-buffers", 4)
     acc = torch.zeros((), dtype=torch.int64, device="cuda")
@@ -210,6 +211,7 @@ def tensor_out(width, height, seconds):
                                 "pinneddownload ! fakesink sync=false")
     appsrc = pipeline.get_by_name("src")
     appsrc.set_property("max-bytes", 3 * info.size)
+    appsrc.set_property("block", True)
     buffer, caps = GstPinned.buffer_from_dlpack(tensors[0], caps_str,
                                                 with_caps=True)
     del buffer

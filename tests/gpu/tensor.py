@@ -67,10 +67,11 @@ def check(cond, what):
         failures.append(what)
 
 
-def run(launch, sinks, on_sample=None):
+def run(launch, sinks, on_sample=None, before_stop=None):
     """Runs @launch to its end. Each named appsink's samples go to
     on_sample(name, sample) as they come (the streaming thread), else are
-    collected and returned."""
+    collected and returned. before_stop() runs before the pipeline stops
+    (and frees its memory)."""
     pipeline = Gst.parse_launch(launch)
     got = {name: [] for name in sinks}
     for name in sinks:
@@ -88,6 +89,8 @@ def run(launch, sinks, on_sample=None):
     pipeline.set_state(Gst.State.PLAYING)
     msg = pipeline.get_bus().timed_pop_filtered(
         120 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    if before_stop:
+        before_stop()
     pipeline.set_state(Gst.State.NULL)
     if msg is None:
         raise RuntimeError("the pipeline did not finish: %s" % launch)
@@ -217,8 +220,8 @@ def held_back_reader(frames, width, height, sleep_cycles, control=False):
               "appsink name=dev sync=false max-buffers=1 "
               "t. ! queue ! appsink name=ref sync=false"
               % src("RGBA", width, height, frames))
-    run(launch, ["dev", "ref"], on_sample)
-    torch.cuda.synchronize()
+    # The control's kernels may still read pool memory at the end.
+    run(launch, ["dev", "ref"], on_sample, torch.cuda.synchronize)
     bad = sum(1 for r, ref in zip(results, refs)
               if not np.array_equal(as_bytes(r)[0], ref))
     return bad, len(results)

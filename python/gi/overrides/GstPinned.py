@@ -74,16 +74,28 @@ _DLManagedTensor._fields_ = [("dl_tensor", _DLTensor),
 _DLTENSOR = b"dltensor"
 _USED_DLTENSOR = b"used_dltensor"
 
-_capi = ctypes.pythonapi
-_capi.PyCapsule_New.restype = ctypes.py_object
-_capi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
-                                ctypes.c_void_p]
-_capi.PyCapsule_IsValid.restype = ctypes.c_int
-_capi.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_capi.PyCapsule_GetPointer.restype = ctypes.c_void_p
-_capi.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_capi.PyCapsule_SetName.restype = ctypes.c_int
-_capi.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+class _CapsuleApi(object):
+    """PyCapsule's C API as our own function objects: the attributes of
+    ctypes.pythonapi are shared, and other modules set their argtypes."""
+
+    def __init__(self):
+        def fn(name, restype, *argtypes):
+            return ctypes.PYFUNCTYPE(restype, *argtypes)(
+                (name, ctypes.pythonapi))
+        self.PyCapsule_New = fn("PyCapsule_New", ctypes.py_object,
+                                ctypes.c_void_p, ctypes.c_char_p,
+                                ctypes.c_void_p)
+        self.PyCapsule_IsValid = fn("PyCapsule_IsValid", ctypes.c_int,
+                                    ctypes.c_void_p, ctypes.c_char_p)
+        self.PyCapsule_GetPointer = fn("PyCapsule_GetPointer",
+                                       ctypes.c_void_p, ctypes.c_void_p,
+                                       ctypes.c_char_p)
+        self.PyCapsule_SetName = fn("PyCapsule_SetName", ctypes.c_int,
+                                    ctypes.py_object, ctypes.c_char_p)
+
+
+_capi = _CapsuleApi()
 
 
 def _release(address):
