@@ -18,6 +18,9 @@
 #include <dlpack/dlpack.h>
 #include <gst/pinned/gstpinnedtensor.h>
 #include "pinnedtest.h"
+#ifdef HAVE_CUDA_INTEROP
+#include <gst/cuda/gstcudamemory.h>
+#endif
 
 #define DELAY_MS pinned_test_ms (300)
 
@@ -1034,6 +1037,82 @@ GST_START_TEST (test_export_import_round_trip)
 
 GST_END_TEST;
 
+#ifdef HAVE_CUDA_INTEROP
+/* nvcodec's CUDA memory (cudaupload's): the tensor is on its device
+ * pointers, through a view that holds the CUDA buffer until the tensor's
+ * release. */
+GST_START_TEST (test_export_cuda_memory)
+{
+  GstHarness *h;
+  GstVideoInfo info;
+  GstBuffer *in, *cuda;
+  GstMapInfo map;
+  DLManagedTensor *t;
+  GError *error = NULL;
+  cudaStream_t consumer;
+  guint8 *result, *src;
+  GstVideoFrame frame;
+  guint y;
+  gsize row;
+
+  if (gst_element_factory_find ("cudaupload") == NULL) {
+    fail_if (pinned_test_is_fake (), "cudaupload did not register on the "
+        "stand-ins");
+    return;
+  }
+  h = gst_harness_new ("cudaupload");
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 100, 30);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      gst_caps_from_string ("video/x-raw(memory:CUDAMemory),format=RGBA,"
+          "width=100,height=30,framerate=0/1"));
+  in = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in, &info, 3);
+  cuda = pinned_test_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (cuda, 0)));
+
+  consumer = new_cuda_stream ();
+  t = gst_pinned_tensor_export_frame (cuda, &info, consumer, 0, &error);
+  fail_unless (t != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_int (t->dl_tensor.device.device_type, kDLCUDA);
+  fail_unless_equals_int64 (t->dl_tensor.shape[0], 30);
+  fail_unless_equals_int64 (t->dl_tensor.shape[1], 100);
+  fail_unless_equals_int64 (t->dl_tensor.shape[2], 4);
+  fail_unless (gst_memory_map (gst_buffer_peek_memory (cuda, 0), &map,
+          GST_MAP_READ | GST_MAP_CUDA));
+  fail_unless (t->dl_tensor.data == (gpointer) map.data,
+      "the tensor is not on the CUDA memory's device pointer");
+  gst_memory_unmap (gst_buffer_peek_memory (cuda, 0), &map);
+  fail_unless (GST_MINI_OBJECT_REFCOUNT_VALUE (cuda) > 1,
+      "the tensor does not hold the CUDA buffer");
+
+  row = 100 * 4;
+  fail_unless (cudaHostAlloc ((void **) &result, row * 30,
+          cudaHostAllocDefault) == 0);
+  fail_unless (cudaMemcpy2DAsync (result, row, t->dl_tensor.data,
+          t->dl_tensor.strides[0], row, 30, cudaMemcpyDeviceToHost,
+          consumer) == 0);
+  fail_unless (cudaStreamSynchronize (consumer) == 0);
+  fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
+  for (y = 0; y < 30; y++) {
+    src = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+    fail_unless (memcmp (result + y * row, src, row) == 0,
+        "row %u of the tensor differs from the frame", y);
+  }
+  gst_video_frame_unmap (&frame);
+
+  gst_pinned_tensor_release (t);
+  fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (cuda), 1);
+  cudaFreeHost (result);
+  cudaStreamDestroy (consumer);
+  gst_buffer_unref (cuda);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+#endif
+
 static Suite *
 tensor_suite (void)
 {
@@ -1046,6 +1125,9 @@ tensor_suite (void)
   tcase_add_test (tc, test_export_frame_shapes);
   tcase_add_test (tc, test_export_host);
   tcase_add_test (tc, test_export_lifetime);
+#ifdef HAVE_CUDA_INTEROP
+  tcase_add_test (tc, test_export_cuda_memory);
+#endif
   tcase_add_test (tc, test_export_refusals);
   tcase_add_test (tc, test_consumer_stream_waits_for_writer);
   tcase_add_test (tc, test_consumer_without_wait_reads_early);
