@@ -197,6 +197,7 @@ class Frame(object):
         self.stream = stream
         self._cai = None
         self._layout = None
+        self._device = None
 
     def _probe(self):
         """The layout, from an export that orders nothing. A frame that is
@@ -236,15 +237,17 @@ class Frame(object):
     def device(self):
         """DLPack's (device type, id): (kDLCUDA, id) or, for page-locked
         memory, (kDLCPU, 0)."""
-        if self._layout is None:
+        if self._device is None:
             # Told without an export for gst-pinned's own memory.
             mem = self.buffer.peek_memory(0)
             if GstPinned.is_pinned_device_memory(mem):
-                return (kDLCUDA, GstPinned.buffer_get_context(
+                self._device = (kDLCUDA, GstPinned.buffer_get_context(
                     self.buffer).get_device_id())
-            if GstPinned.is_pinned_host_memory(mem):
-                return (kDLCPU, 0)
-        return self._probe()["device"]
+            elif GstPinned.is_pinned_host_memory(mem):
+                self._device = (kDLCPU, 0)
+            else:
+                self._device = self._probe()["device"]
+        return self._device
 
     @property
     def shape(self):
@@ -268,9 +271,12 @@ class Frame(object):
 
     def planes(self):
         """One Frame per plane."""
-        return [Frame(self.buffer, plane=p, stream=self.stream,
-                      info=self.info)
-                for p in range(GstPinned.tensor_n_planes(self.info))]
+        planes = [Frame(self.buffer, plane=p, stream=self.stream,
+                        info=self.info)
+                  for p in range(GstPinned.tensor_n_planes(self.info))]
+        for p in planes:
+            p._device = self._device
+        return planes
 
     def _export(self, stream, flags):
         if self.plane is None:
@@ -354,7 +360,10 @@ class Frame(object):
             _release(address)
 
     def __del__(self):
-        self.release()
+        try:
+            self.release()
+        except Exception:  # at interpreter exit, the module may be gone
+            pass
 
     def __repr__(self):
         return "<GstPinned.Frame %s %s %s on %r>" % (
