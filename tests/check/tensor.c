@@ -580,6 +580,55 @@ GST_START_TEST (test_release_without_fence_is_overwritten)
 
 GST_END_TEST;
 
+/* A consumer that writes: it waits for the frame's readers too, and its
+ * fence at release becomes the frame's writer. */
+GST_START_TEST (test_release_fence_of_writer)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBuffer *buffer;
+  DLManagedTensor *t;
+  GstPinnedFence *fence;
+  GstPinnedStream *reader;
+  cudaStream_t consumer = new_cuda_stream ();
+
+  pinned_test_device_init (&d);
+  buffer = new_frame (d.device, &info, GST_VIDEO_FORMAT_RGBA, 64, 16, 0);
+  write_sync (mem_data (buffer), 0x01, info.size);
+
+  /* A reader still running on another stream. */
+  reader = gst_pinned_stream_new (d.ctx, NULL);
+  pinned_test_delay_stream (reader, DELAY_MS);
+  fail_unless (gst_pinned_buffer_record_fence (buffer, reader, GST_MAP_READ,
+          NULL));
+
+  t = gst_pinned_tensor_export_frame (buffer, &info, consumer,
+      GST_PINNED_TENSOR_FLAG_WRITE, NULL);
+  fail_unless (t != NULL);
+  gst_pinned_tensor_release (t);
+
+  fence = gst_pinned_memory_get_write_fence ((GstPinnedMemory *)
+      gst_buffer_peek_memory (buffer, 0));
+  fail_unless (fence != NULL);
+  fail_unless (gst_pinned_fence_get_stream_handle (fence) == consumer,
+      "the writing consumer's fence is not the frame's writer");
+  if (pinned_test_is_fake ()) {
+    /* Long enough for a fence that did not wait to signal. */
+    g_usleep (pinned_test_ms (50) * 1000);
+    fail_if (gst_pinned_fence_is_signaled (fence),
+        "the writer's fence did not wait for the held-back reader");
+  }
+  gst_pinned_fence_unref (fence);
+
+  fail_unless (cudaDeviceSynchronize () == 0);
+  gst_buffer_unref (buffer);
+  gst_pinned_stream_unref (reader);
+  cudaStreamDestroy (consumer);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 /* The same through a pipeline: pinnedupload's device pool at its
  * smallest hands the frame to the next upload only after the consumer's
  * held-back kernel has read it. */
@@ -1134,6 +1183,7 @@ tensor_suite (void)
   tcase_add_test (tc, test_release_fence_holds_next_copy);
   tcase_add_test (tc, test_release_without_fence_is_overwritten);
   tcase_add_test (tc, test_release_fence_holds_pool);
+  tcase_add_test (tc, test_release_fence_of_writer);
   tcase_add_test (tc, test_import_shapes);
   tcase_add_test (tc, test_import_records_producer_fence);
   tcase_add_test (tc, test_import_other_stream_reads_early);

@@ -164,14 +164,18 @@ class Frame(object):
     for a format of one plane, ``[C, H, W]`` for equal planes (RGBP, BGRP of
     pinnedconvert). ``stream`` is the stream ``__cuda_array_interface__``
     consumers read on (default: the legacy default stream, PyTorch's
-    default); DLPack consumers name theirs in ``__dlpack__``.
+    default); DLPack consumers name theirs in ``__dlpack__``. ``info`` (a
+    GstVideo.VideoInfo) spares parsing the caps of every frame. With
+    ``write`` the consumer may also write the frame in place: its stream
+    then waits for the frame's readers too, and its work becomes the
+    frame's writer at release.
 
     Page-locked frames are CPU memory to Python's consumers (NumPy, torch
     CPU tensors): exporting them waits for the copy that writes them.
     """
 
     def __init__(self, sample_or_buffer, caps=None, plane=None, stream=None,
-                 info=None):
+                 info=None, write=False):
         from gi.repository import Gst, GstVideo
         _check_built()
         if isinstance(sample_or_buffer, Gst.Sample):
@@ -195,6 +199,7 @@ class Frame(object):
         self.info = info
         self.plane = plane
         self.stream = stream
+        self.write = write
         self._cai = None
         self._layout = None
         self._device = None
@@ -272,13 +277,15 @@ class Frame(object):
     def planes(self):
         """One Frame per plane."""
         planes = [Frame(self.buffer, plane=p, stream=self.stream,
-                        info=self.info)
+                        info=self.info, write=self.write)
                   for p in range(GstPinned.tensor_n_planes(self.info))]
         for p in planes:
             p._device = self._device
         return planes
 
     def _export(self, stream, flags):
+        if self.write:
+            flags |= GstPinned.TensorFlags.WRITE
         if self.plane is None:
             return GstPinned.tensor_export_frame(self.buffer, self.info,
                                                  stream, flags)
