@@ -174,6 +174,10 @@ def tensor_in(fmt, width, height, seconds, numpy_path):
         if numpy_path:
             buf = sample.get_buffer()
             ok, m = buf.map(Gst.MapFlags.READ)
+            if frames == 0 and not isinstance(m.data, memoryview):
+                print("note: this PyGObject maps buffers as bytes (a copy; "
+                      "gst-python's overrides give a memoryview): the NumPy "
+                      "path pays that copy, as an application here would")
             t = torch.from_numpy(np.frombuffer(m.data, dtype=np.uint8)).cuda()
             buf.unmap(m)
             acc += t.sum()
