@@ -95,7 +95,11 @@ def copy_limit(nbytes, seconds, h2d):
 
 class Pusher(threading.Thread):
     """Pushes @buffers round robin into @appsrc for @seconds, then the end
-    of the stream."""
+    of the stream: in lists of LIST frames (one Python call per list, so
+    that the source costs the host little, as a source writing into the
+    pool does), or one made by make(i) at a time."""
+
+    LIST = 32
 
     def __init__(self, appsrc, buffers, seconds, make=None):
         super().__init__(daemon=True)
@@ -104,18 +108,27 @@ class Pusher(threading.Thread):
         self.pushed = 0
 
     def run(self):
+        try:
+            self.push()
+        finally:
+            self.appsrc.end_of_stream()
+
+    def push(self):
         start = time.perf_counter()
         i = 0
-        duration = Gst.SECOND // 30
         while time.perf_counter() - start < self.seconds:
-            buf = self.make(i) if self.make else self.buffers[
-                i % len(self.buffers)]
-            buf.pts = i * duration
-            if self.appsrc.push_buffer(buf) != Gst.FlowReturn.OK:
+            if self.make:
+                ret = self.appsrc.push_buffer(self.make(i))
+                i += 1
+            else:
+                blist = Gst.BufferList.new_sized(self.LIST)
+                for k in range(self.LIST):
+                    blist.insert(-1, self.buffers[(i + k) % len(self.buffers)])
+                ret = self.appsrc.push_buffer_list(blist)
+                i += self.LIST
+            if ret != Gst.FlowReturn.OK:
                 break
-            i += 1
-        self.pushed = i
-        self.appsrc.end_of_stream()
+            self.pushed = i
 
 
 def page_locked_frames(ctx, info, count):
@@ -155,7 +168,7 @@ def tensor_in(fmt, width, height, seconds, numpy_path):
     pipeline.set_context(ctx.new_pinned_context())
     appsrc = pipeline.get_by_name("src")
     appsrc.set_property("caps", caps)
-    appsrc.set_property("max-bytes", 3 * info.size)
+    appsrc.set_property("max-bytes", 2 * Pusher.LIST * info.size)
     appsrc.set_property("block", True)
     sink = pipeline.get_by_name("sink")
     sink.set_property("max-buffers", 4)
@@ -168,9 +181,11 @@ def tensor_in(fmt, width, height, seconds, numpy_path):
     cpu0, t0 = time.process_time(), time.perf_counter()
     pusher.start()
     while True:
-        sample = sink.pull_sample()
+        sample = sink.try_pull_sample(10 * Gst.SECOND)
         if sample is None:
-            break
+            if sink.is_eos() or not pusher.is_alive():
+                break
+            continue
         if numpy_path:
             buf = sample.get_buffer()
             ok, m = buf.map(Gst.MapFlags.READ)
