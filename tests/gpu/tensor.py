@@ -148,43 +148,52 @@ def frames_into_torch(fmt, width, height, frames, gpu_chain, out_fmt=None,
                       per_plane=False):
     """Each frame of `src ! tee` once through @gpu_chain into torch, once
     through @gpu_chain ! pinneddownload (or the source itself when
-    @gpu_chain is only the upload) as the reference."""
+    @gpu_chain is only the upload) as the reference. Each sample is taken
+    as it comes and let go (the pools hold a few frames only); the bytes
+    are compared at the end."""
+    name = "%s %dx%d%s" % (fmt, width, height,
+                           " -> " + out_fmt if out_fmt else "")
     launch = ("%s ! tee name=t t. ! queue ! %s ! appsink name=dev sync=false "
               "t. ! queue ! %s ! appsink name=ref sync=false"
               % (src(fmt, width, height, frames), gpu_chain,
                  gpu_chain + " ! pinneddownload" if out_fmt else "identity"))
-    got = run(launch, ["dev", "ref"])
-    name = "%s %dx%d%s" % (fmt, width, height,
-                           " -> " + out_fmt if out_fmt else "")
-    check(len(got["dev"]) == frames and len(got["ref"]) == frames,
-          "%s: %d frames each way" % (name, frames))
-    bad = 0
-    for dev, ref in zip(got["dev"], got["ref"]):
-        first = dev is got["dev"][0]
-        frame = GstPinned.Frame(dev)
-        refp = packed(ref)
+    got = {"dev": [], "ref": []}
+    checked = []
+
+    def on_sample(branch, sample):
+        if branch == "ref":
+            got["ref"].append(packed(sample))
+            return
+        frame = GstPinned.Frame(sample)
         if per_plane:
             tensors = [torch.from_dlpack(p) for p in frame.planes()]
-            planes = [as_bytes(t)[0] for t in tensors]
-        else:
-            t = torch.from_dlpack(frame)
-            planes = as_bytes(t, planar=len(refp) > 1)
-            if first:
-                check(t.is_cuda and t.data_ptr() == frame.data_ptr,
-                      "%s: torch's tensor is the frame's memory (no copy)"
-                      % name)
-                t2 = torch.as_tensor(frame, device="cuda")
-                check(t2.data_ptr() == frame.data_ptr and
-                      t2.shape == t.shape,
-                      "%s: torch.as_tensor (__cuda_array_interface__) "
-                      "gives the same tensor" % name)
-                del t2
-                frame.release()
-                if cupy is not None:
-                    c = cupy.from_dlpack(frame)
-                    check(c.data.ptr == frame.data_ptr,
-                          "%s: cupy.from_dlpack gives the same memory" % name)
-                    del c
+            got["dev"].append([as_bytes(t)[0] for t in tensors])
+            return
+        t = torch.from_dlpack(frame)
+        # [C, H, W] after pinnedconvert, [H, W, C] otherwise.
+        got["dev"].append(as_bytes(t, planar=out_fmt is not None))
+        if not checked:
+            checked.append(True)
+            check(t.is_cuda and t.data_ptr() == frame.data_ptr,
+                  "%s: torch's tensor is the frame's memory (no copy)" % name)
+            t2 = torch.as_tensor(frame, device="cuda")
+            check(t2.data_ptr() == frame.data_ptr and t2.shape == t.shape,
+                  "%s: torch.as_tensor (__cuda_array_interface__) gives the "
+                  "same tensor" % name)
+            del t2
+            frame.release()
+            if cupy is not None:
+                c = cupy.from_dlpack(frame)
+                check(c.data.ptr == frame.data_ptr,
+                      "%s: cupy.from_dlpack gives the same memory" % name)
+                del c
+
+    run(launch, ["dev", "ref"], on_sample)
+    check(len(got["dev"]) == frames and len(got["ref"]) == frames,
+          "%s: %d frames each way (%d, %d)" % (name, frames, len(got["dev"]),
+                                               len(got["ref"])))
+    bad = 0
+    for planes, refp in zip(got["dev"], got["ref"]):
         if len(planes) != len(refp) or not all(
                 np.array_equal(a, b) for a, b in zip(planes, refp)):
             bad += 1
