@@ -29,7 +29,7 @@ if not hasattr(GstPinned, "tensor_import"):
     sys.exit(77)
 
 from gi.overrides.GstPinned import (_DLManagedTensor, _DELETER,  # noqa: E402
-                                    _capi, kDLCPU, kDLCUDA)
+                                    _capi, kDLCPU, kDLCUDA, kDLCUDAHost)
 
 failures = []
 
@@ -51,7 +51,7 @@ for soname in ("libcudart.so.13", "libcudart.so.12", "libcudart.so"):
         pass
 if cudart is None:
     sys.exit("no libcudart")
-H2D, D2H = 1, 2
+H2D, D2H, DEFAULT = 1, 2, 4
 c_p = ctypes.c_void_p
 cudart.cudaMalloc.argtypes = [ctypes.POINTER(c_p), ctypes.c_size_t]
 cudart.cudaFree.argtypes = [c_p]
@@ -100,7 +100,7 @@ def consume(capsule, stream):
         dst = flat[i].ctypes.data
         cuda(cudart.cudaMemcpy2DAsync(dst, width * elem, src,
                                       row_stride * elem, width * elem, rows,
-                                      D2H, stream), "cudaMemcpy2DAsync")
+                                      DEFAULT, stream), "cudaMemcpy2DAsync")
     cuda(cudart.cudaStreamSynchronize(stream), "cudaStreamSynchronize")
     fields = dict(shape=shape, strides=strides, bits=t.dtype.bits,
                   device=(t.device.device_type, t.device.device_id))
@@ -210,6 +210,37 @@ for dev, host in zip(got["dev"], got["host"]):
     check(np.array_equal(arr, harr),
           "the device tensor equals the downloaded frame")
     del harr
+
+# ---- a GPU consumer of page-locked memory: kDLCUDAHost on request --------
+hframe = GstPinned.Frame(got["host"][0])
+arr, fields = consume(hframe.__dlpack__(stream=stream.value,
+                                        dl_device=(kDLCUDAHost, 0)), stream)
+check(fields["device"][0] == kDLCUDAHost,
+      "page-locked frame as kDLCUDAHost for a GPU consumer: %r"
+      % (fields["device"],))
+check(np.array_equal(arr, np.from_dlpack(hframe)),
+      "the kDLCUDAHost tensor reads the same bytes")
+del hframe
+
+# ---- nvcodec's CUDA memory (cudaupload), where nvcodec is there ----------
+if Gst.ElementFactory.find("cudaupload") is not None:
+    ref = reference(SRC % "RGBA", N)
+    got_cuda = run(SRC % "RGBA" + " ! cudaupload ! "
+                   "video/x-raw(memory:CUDAMemory) ! appsink name=dev "
+                   "sync=false", ["dev"], N)
+    for i, sample in enumerate(got_cuda["dev"]):
+        frame = GstPinned.Frame(sample)
+        check(frame.__dlpack_device__() == (kDLCUDA, 0),
+              "CUDA memory frame on (kDLCUDA, 0)")
+        arr, fields = consume(frame.__dlpack__(stream=stream.value), stream)
+        info = GstVideo.VideoInfo.new_from_caps(Gst.Caps.from_string(
+            "video/x-raw,format=RGBA,width=%d,height=%d" % (W, H)))
+        check(np.array_equal(arr, plane_view(ref[i], info, 0,
+                                             fields["shape"])),
+              "CUDA memory frame %d: the tensor equals the source" % i)
+    del got_cuda, frame, sample
+else:
+    print("skipped: no cudaupload (nvcodec)")
 
 # ---- lifetime, streams, __cuda_array_interface__ -------------------------
 sample = got["dev"][0]
