@@ -267,6 +267,13 @@ gst_pinned_tensor_release (gpointer tensor)
     managed->deleter (managed);
 }
 
+static void
+weak_ref_free (GWeakRef * ref)
+{
+  g_weak_ref_clear (ref);
+  g_free (ref);
+}
+
 /* The memory of @buffer that holds @offset, and where in it. */
 static GstMemory *
 find_memory (GstBuffer * buffer, gsize offset, guint * idx, gsize * skip)
@@ -292,7 +299,9 @@ view_allocator_quark (void)
 
 /* A view of nvcodec's CUDA memory in our device memory, whose fences the
  * export and the release use; the view holds the CUDA buffer until the
- * GPU work on it is done. One allocator per CUDA context. */
+ * GPU work on it is done. One allocator per CUDA context while views of
+ * it live (their memories hold it); the CUDA context knows it weakly, as
+ * the allocator holds the CUDA context through its GstPinnedContext. */
 static GstBuffer *
 cuda_view (GstBuffer * buffer, const GstVideoInfo * info, GstMapFlags access,
     GError ** error)
@@ -300,12 +309,14 @@ cuda_view (GstBuffer * buffer, const GstVideoInfo * info, GstMapFlags access,
   GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buffer,
           0));
   GstCudaContext *cuda_context = cmem->context;
-  GstAllocator *allocator;
+  GstAllocator *allocator = NULL;
+  GWeakRef *ref;
   static GMutex lock;
 
   g_mutex_lock (&lock);
-  allocator =
-      g_object_get_qdata (G_OBJECT (cuda_context), view_allocator_quark ());
+  ref = g_object_get_qdata (G_OBJECT (cuda_context), view_allocator_quark ());
+  if (ref)
+    allocator = g_weak_ref_get (ref);
   if (allocator == NULL) {
     GstPinnedContext *context =
         gst_pinned_context_new_from_cuda_context (cuda_context, error);
@@ -316,10 +327,13 @@ cuda_view (GstBuffer * buffer, const GstVideoInfo * info, GstMapFlags access,
     }
     allocator = gst_pinned_device_allocator_new (context);
     gst_object_unref (context);
-    g_object_set_qdata_full (G_OBJECT (cuda_context), view_allocator_quark (),
-        allocator, gst_object_unref);
+    if (ref == NULL) {
+      ref = g_new0 (GWeakRef, 1);
+      g_object_set_qdata_full (G_OBJECT (cuda_context),
+          view_allocator_quark (), ref, (GDestroyNotify) weak_ref_free);
+    }
+    g_weak_ref_set (ref, allocator);
   }
-  gst_object_ref (allocator);
   g_mutex_unlock (&lock);
 
   buffer = gst_pinned_cuda_buffer_wrap (buffer, info, allocator, access, error);
@@ -731,6 +745,7 @@ import_allocator (GstPinnedContext ** context, gint device_id, GError ** error)
   static GMutex lock;
   static GstPinnedContext *contexts[64];
   GstAllocator *allocator;
+  GWeakRef *ref;
 
   g_mutex_lock (&lock);
   if (*context == NULL) {
@@ -749,14 +764,18 @@ import_allocator (GstPinnedContext ** context, gint device_id, GError ** error)
     }
     *context = contexts[device_id];
   }
-  allocator =
-      g_object_get_qdata (G_OBJECT (*context), import_allocator_quark ());
+  /* Known weakly: the allocator holds the context. */
+  ref = g_object_get_qdata (G_OBJECT (*context), import_allocator_quark ());
+  allocator = ref ? g_weak_ref_get (ref) : NULL;
   if (allocator == NULL) {
     allocator = gst_pinned_device_allocator_new (*context);
-    g_object_set_qdata_full (G_OBJECT (*context), import_allocator_quark (),
-        allocator, gst_object_unref);
+    if (ref == NULL) {
+      ref = g_new0 (GWeakRef, 1);
+      g_object_set_qdata_full (G_OBJECT (*context), import_allocator_quark (),
+          ref, (GDestroyNotify) weak_ref_free);
+    }
+    g_weak_ref_set (ref, allocator);
   }
-  gst_object_ref (allocator);
   g_mutex_unlock (&lock);
   return allocator;
 }

@@ -886,6 +886,38 @@ GST_START_TEST (test_import_shapes)
 
 GST_END_TEST;
 
+static void
+object_gone (gpointer data, GObject * where)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* An import into the application's context holds it while the buffer
+ * lives, and not after: no cycle through its allocator. */
+GST_START_TEST (test_import_context_lifetime)
+{
+  const int64_t shape[3] = { 4, 8, 4 };
+  gint deleted = 0;
+  TestTensor *t = new_tensor (3, shape, NULL, 8, &deleted);
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA");
+  GstPinnedContext *ctx = gst_pinned_context_new (0, NULL);
+  gboolean gone = FALSE;
+  GstBuffer *buffer;
+
+  fail_unless (ctx != NULL);
+  g_object_weak_ref (G_OBJECT (ctx), object_gone, &gone);
+  buffer = gst_pinned_tensor_import (&t->managed, caps, ctx, NULL, NULL, NULL);
+  fail_unless (buffer != NULL);
+  gst_object_unref (ctx);
+  fail_if (gone, "the context went while a buffer of it lived");
+  gst_buffer_unref (buffer);
+  fail_unless_equals_int (deleted, 1);
+  fail_unless (gone, "the context outlived the imported buffer");
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* The producer's work is held back on its stream: the imported buffer's
  * writer is a fence of that stream, pinneddownload waits for it on the
  * GPU and brings back the finished frame. */
@@ -1103,6 +1135,8 @@ GST_START_TEST (test_export_cuda_memory)
   GstVideoFrame frame;
   guint y;
   gsize row;
+  GstCudaContext *cuda_context;
+  gboolean gone = FALSE;
 
   if (gst_element_factory_find ("cudaupload") == NULL) {
     fail_if (pinned_test_is_fake (), "cudaupload did not register on the "
@@ -1154,9 +1188,15 @@ GST_START_TEST (test_export_cuda_memory)
   fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (cuda), 1);
   cudaFreeHost (result);
   cudaStreamDestroy (consumer);
+  /* Nothing of the export holds nvcodec's context afterwards. */
+  cuda_context = gst_object_ref (GST_CUDA_MEMORY_CAST
+      (gst_buffer_peek_memory (cuda, 0))->context);
+  g_object_weak_ref (G_OBJECT (cuda_context), object_gone, &gone);
+  gst_object_unref (cuda_context);
   gst_buffer_unref (cuda);
   gst_buffer_unref (in);
   gst_harness_teardown (h);
+  fail_unless (gone, "nvcodec's CUDA context outlived its pipeline");
 }
 
 GST_END_TEST;
@@ -1185,6 +1225,7 @@ tensor_suite (void)
   tcase_add_test (tc, test_release_fence_holds_pool);
   tcase_add_test (tc, test_release_fence_of_writer);
   tcase_add_test (tc, test_import_shapes);
+  tcase_add_test (tc, test_import_context_lifetime);
   tcase_add_test (tc, test_import_records_producer_fence);
   tcase_add_test (tc, test_import_other_stream_reads_early);
   tcase_add_test (tc, test_import_refusals);
