@@ -9,6 +9,7 @@
 """The tensor bridge's throughput on a GPU with PyTorch.
 
   python3 tests/bench/tensor.py [BUILD] [--seconds S] [--rows ROWS]
+                                [--callcount]
 
 Rows:
 
@@ -26,14 +27,18 @@ Rows:
 Each row prints frames/s, GB/s, the ratio to its limit (and to the NumPy
 path), and the process's CPU time per frame (all threads). Device copies
 between the upload and the torch kernel: the tensor's data_ptr is checked
-to be the frame's own memory (0 copies). Targets: tensor-in 4K >= 0.95 of
+to be the frame's own memory (0 copies); with --callcount a child run with
+tests/bench's libpinnedcallcount.so preloaded also counts the CUDA copy
+calls per frame (the upload's own only: 1, less with batches). Targets: tensor-in 4K >= 0.95 of
 the H2D limit and >= 5x the NumPy path; 1080p NV12 >= 0.8 and >= 3x;
 tensor-out >= 0.95 of the D2H limit. Exit status 0 when every target is
 met, 1 when one is missed, 77 without PyGObject, PyTorch or a GPU.
 """
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -216,6 +221,7 @@ def tensor_in(fmt, width, height, seconds, numpy_path):
     cpu = time.process_time() - cpu0
     pipeline.set_state(Gst.State.NULL)
     pusher.join()
+    tensor_in.frames = frames
     return frames / elapsed, cpu / max(frames, 1), info.size, copies
 
 
@@ -256,12 +262,59 @@ def tensor_out(width, height, seconds):
     return pusher.pushed / elapsed, cpu / max(pusher.pushed, 1), info.size
 
 
+def count_copies(fmt, width, height, seconds, what):
+    """The CUDA copy calls (cudaMemcpyAsync, cudaMemcpyBatchAsync) per
+    frame of the pinned tensor-in path, counted by libpinnedcallcount.so
+    preloaded into a child run: the upload's own (one a frame, or one a
+    batch of small frames); a copy between the upload and the torch kernel
+    would add one a frame."""
+    build = os.environ.get("GST_PINNED_PYENV", "")
+    module = os.path.join(build, "tests", "bench", "libpinnedcallcount.so")
+    if not os.path.exists(module):
+        print("tensor-in  %s: no %s, no call count" % (what, module))
+        return
+    with tempfile.NamedTemporaryFile("r", suffix=".txt") as out:
+        env = dict(os.environ, LD_PRELOAD=module, CALLCOUNT_OUT=out.name)
+        child = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), build, "--seconds",
+             str(seconds), "--count-child", "%s,%d,%d" % (fmt, width,
+                                                           height)],
+            env=env, stdout=subprocess.PIPE, universal_newlines=True)
+        frames = [int(line.split()[1]) for line in child.stdout.splitlines()
+                  if line.startswith("child-frames")]
+        counts = {}
+        for line in out.read().splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == "callcount":
+                counts[parts[1]] = int(parts[2])
+    if child.returncode != 0 or not frames or not counts:
+        print("tensor-in  %s: the counted run failed (rc %d)"
+              % (what, child.returncode))
+        return
+    copies = counts.get("cudaMemcpyAsync", 0) + \
+        counts.get("cudaMemcpyBatchAsync", 0)
+    print("tensor-in  %s: CUDA copy calls per frame, upload to torch kernel "
+          "(cudaMemcpyAsync + cudaMemcpyBatchAsync): %.3f over %d frames"
+          % (what, copies / frames[0], frames[0]))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rows", default="tensor-in,tensor-out")
+    parser.add_argument("--callcount", action="store_true",
+                        help="also count the CUDA copy calls per frame of "
+                        "the tensor-in rows, with tests/bench's "
+                        "libpinnedcallcount.so preloaded in a child run")
+    parser.add_argument("--count-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     Gst.init(None)
+    if args.count_child:
+        fmt, w, h = args.count_child.split(",")
+        fps, cpu, nbytes, copies = tensor_in(fmt, int(w), int(h), args.seconds,
+                                             False)
+        print("child-frames %d" % tensor_in.frames)
+        return 0
     rows = args.rows.split(",")
     s = args.seconds
     missed = []
@@ -300,6 +353,8 @@ def main():
                    "H2D limit (%.3f)" % (what, need_link, fps / limit))
             target(fps >= need_numpy * nfps, "tensor-in %s >= %dx the NumPy "
                    "path (%.2fx)" % (what, need_numpy, fps / nfps))
+            if args.callcount:
+                count_copies(fmt, w, h, s, what)
     if "tensor-out" in rows:
         what = "3840x2160 RGBA"
         fps, cpu, nbytes = tensor_out(3840, 2160, s)
