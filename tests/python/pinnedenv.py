@@ -40,7 +40,10 @@ def setup(argv):
                  % build)
     if os.environ.get("GST_PINNED_PYENV") != build:
         env = dict(os.environ)
-        _prepend(env, "GST_PLUGIN_PATH", os.path.join(build, "gst"))
+        # GStreamer reads GST_PLUGIN_PATH_1_0 instead of GST_PLUGIN_PATH
+        # where it is set (a runtime folder's environment may set it).
+        _prepend(env, "GST_PLUGIN_PATH_1_0" if "GST_PLUGIN_PATH_1_0" in env
+                 else "GST_PLUGIN_PATH", os.path.join(build, "gst"))
         _prepend(env, "GI_TYPELIB_PATH", os.path.join(build, "src"))
         _prepend(env, "LD_LIBRARY_PATH", os.path.join(build, "src"))
         _prepend(env, "PYTHONPATH", os.path.join(SOURCE, "python"))
