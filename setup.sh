@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine for gst-pinned and builds it in ./build:
 # installs the Debian packages it needs (GStreamer 1.22 and its development
-# files, meson, ninja, the test tools valgrind and GNU indent, ...), finds
-# CUDA at $CUDA_PATH (/usr/local/cuda), configures and builds. Safe to run
-# again: it only does what is missing.
+# files, meson, ninja, the test tools valgrind and GNU indent, dlpack.h and
+# NumPy for the tensor bridge, ...), finds CUDA at $CUDA_PATH
+# (/usr/local/cuda), configures and builds. Safe to run again: it only does
+# what is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -15,6 +16,7 @@ packages=(
   gobject-introspection libgirepository1.0-dev
   python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   valgrind indent
+  libdlpack-dev python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -47,6 +47,9 @@
 #                decoder step needs .clips/ from tests/bench/make-clip.sh)
 #   soak-start   starts the 10-minute 4K soak in the background (setsid)
 #   soak-collect waits for it (up to 9 minutes) and reports its verdict
+#   tensor       tests/gpu/tensor.py: frames into PyTorch and back (needs
+#                PyGObject and PyTorch in python3; 77 without them)
+#   tensor-bench tests/bench/tensor.py: rows tensor-in and tensor-out
 #   (default: device suite sanitizer inspect)
 # BENCH_ARGS passes options to the benchmark (see gst-pinned-bench --help);
 # SOAK_DIR is where the soak keeps its files between the two calls
@@ -516,6 +519,19 @@ PY
       else
         summary+=("soak-collect: no result yet ($(tail -1 "$soak_dir/samples.csv" 2> /dev/null)); call soak-collect again")
       fi
+      ;;
+    tensor)
+      # The tensor bridge with PyTorch (PyGObject from the environment,
+      # .pygkit/env.sh where there is one): every frame in torch against
+      # the CPU reference, torch-made frames back bit-exact.
+      python3 tests/gpu/tensor.py build > "$OUT/tensor.log" 2>&1
+      summary+=("tensor: rc $? $(tail -1 "$OUT/tensor.log")")
+      grep -E "^(FAIL|info|SKIP)" "$OUT/tensor.log"
+      ;;
+    tensor-bench)
+      python3 tests/bench/tensor.py build > "$OUT/tensor-bench.log" 2>&1
+      summary+=("tensor-bench: rc $? $(grep -c "target met" "$OUT/tensor-bench.log") targets met, $(grep -c "target MISSED" "$OUT/tensor-bench.log") missed")
+      cat "$OUT/tensor-bench.log"
       ;;
     *)
       echo "unknown step $step"

@@ -1,0 +1,419 @@
+# gst-pinned
+# Copyright (C) 2026 gst-pinned developers
+#
+# This library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Library General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+"""GstPinned for Python: frames as DLPack tensors and back.
+
+PyGObject loads this module with ``from gi.repository import GstPinned``
+(an override, found on ``sys.path`` under ``gi/overrides``). It adds, where
+the library was built with DLPack:
+
+* ``GstPinned.Frame(sample_or_buffer, caps=None, plane=None, stream=None)``:
+  a frame of an appsink's sample in device memory (or CUDA memory, or
+  page-locked memory) that ``torch.from_dlpack(frame)``,
+  ``torch.as_tensor(frame, device="cuda")``, ``cupy.from_dlpack(frame)`` and
+  ``numpy.from_dlpack(frame)`` (page-locked frames) take without a copy:
+  ``__dlpack__``, ``__dlpack_device__``, ``__cuda_array_interface__``.
+* ``GstPinned.buffer_from_dlpack(tensor, caps, stream=None)``: a CUDA
+  tensor of the application's as a ``Gst.Buffer`` of device memory, for
+  appsrc.
+
+Pure Python: the capsules are made with ctypes around the C API's
+``DLManagedTensor *``.
+"""
+import ctypes
+import sys
+
+from ..module import get_introspection_module
+
+GstPinned = get_introspection_module('GstPinned')
+
+__all__ = []
+
+# DLPack's device types (dlpack.h).
+kDLCPU = 1
+kDLCUDA = 2
+kDLCUDAHost = 3
+
+# cudaStreamLegacy, cudaStreamPerThread.
+_STREAM_LEGACY = 1
+_STREAM_PER_THREAD = 2
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice),
+                ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor),
+                             ("manager_ctx", ctypes.c_void_p),
+                             ("deleter", _DELETER)]
+
+# The capsule names: PyCapsule keeps the pointer, so they live as long as
+# the module.
+_DLTENSOR = b"dltensor"
+_USED_DLTENSOR = b"used_dltensor"
+
+
+class _CapsuleApi(object):
+    """PyCapsule's C API as our own function objects: the attributes of
+    ctypes.pythonapi are shared, and other modules set their argtypes."""
+
+    def __init__(self):
+        def fn(name, restype, *argtypes):
+            return ctypes.PYFUNCTYPE(restype, *argtypes)(
+                (name, ctypes.pythonapi))
+        self.PyCapsule_New = fn("PyCapsule_New", ctypes.py_object,
+                                ctypes.c_void_p, ctypes.c_char_p,
+                                ctypes.c_void_p)
+        self.PyCapsule_IsValid = fn("PyCapsule_IsValid", ctypes.c_int,
+                                    ctypes.c_void_p, ctypes.c_char_p)
+        self.PyCapsule_GetPointer = fn("PyCapsule_GetPointer",
+                                       ctypes.c_void_p, ctypes.c_void_p,
+                                       ctypes.c_char_p)
+        self.PyCapsule_SetName = fn("PyCapsule_SetName", ctypes.c_int,
+                                    ctypes.py_object, ctypes.c_char_p)
+
+
+_capi = _CapsuleApi()
+
+
+def _release(address):
+    """Runs the deleter of the DLManagedTensor at @address."""
+    managed = _DLManagedTensor.from_address(address)
+    if managed.deleter:
+        managed.deleter(ctypes.cast(address,
+                                    ctypes.POINTER(_DLManagedTensor)))
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _capsule_destructor(capsule):
+    # A consumer renames the capsule ("used_dltensor") when it takes the
+    # tensor; one that was never consumed still holds it.
+    if _capi.PyCapsule_IsValid(capsule, _DLTENSOR):
+        _release(_capi.PyCapsule_GetPointer(capsule, _DLTENSOR))
+
+
+def _capsule(address):
+    return _capi.PyCapsule_New(address, _DLTENSOR,
+                               ctypes.cast(_capsule_destructor,
+                                           ctypes.c_void_p))
+
+
+def _stream_handle(stream):
+    """A stream argument as a cudaStream_t (an int): an int, or a stream
+    object of PyTorch (``cuda_stream``) or CuPy (``ptr``)."""
+    if stream is None:
+        return None
+    for attr in ("cuda_stream", "ptr", "handle"):
+        if hasattr(stream, attr) and not isinstance(stream, int):
+            stream = getattr(stream, attr)
+            break
+    return int(stream)
+
+
+def _torch_stream(tensor):
+    """PyTorch's current stream on @tensor's device, when @tensor is one of
+    PyTorch's CUDA tensors; None otherwise."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(tensor, torch.Tensor) or \
+            not tensor.is_cuda:
+        return None
+    handle = torch.cuda.current_stream(tensor.device).cuda_stream
+    # The legacy default stream is 0 in PyTorch, 1 in DLPack.
+    return handle or _STREAM_LEGACY
+
+
+_TYPESTR = {8: "|u1", 16: "<u2"}
+
+
+def _check_built():
+    if not hasattr(GstPinned, "tensor_import"):
+        raise RuntimeError("gst-pinned was built without DLPack (meson "
+                           "option dlpack, package libdlpack-dev): no "
+                           "tensors")
+
+
+class Frame(object):
+    """A video frame of gst-pinned device memory, nvcodec's CUDA memory or
+    gst-pinned page-locked memory, as a tensor on the same memory.
+
+    ``sample_or_buffer`` is a ``Gst.Sample`` (its caps give the layout) or a
+    ``Gst.Buffer`` with ``caps``. ``plane`` selects one plane (``[H, W]``
+    or ``[H, W, C]``); without it the frame is one tensor: ``[H, W, C]``
+    for a format of one plane, ``[C, H, W]`` for equal planes (RGBP, BGRP of
+    pinnedconvert). ``stream`` is the stream ``__cuda_array_interface__``
+    consumers read on (default: the legacy default stream, PyTorch's
+    default); DLPack consumers name theirs in ``__dlpack__``. ``info`` (a
+    GstVideo.VideoInfo) spares parsing the caps of every frame. With
+    ``write`` the consumer may also write the frame in place: its stream
+    then waits for the frame's readers too, and its work becomes the
+    frame's writer at release.
+
+    Page-locked frames are CPU memory to Python's consumers (NumPy, torch
+    CPU tensors): exporting them waits for the copy that writes them.
+    """
+
+    def __init__(self, sample_or_buffer, caps=None, plane=None, stream=None,
+                 info=None, write=False):
+        from gi.repository import Gst, GstVideo
+        _check_built()
+        if isinstance(sample_or_buffer, Gst.Sample):
+            self._sample = sample_or_buffer
+            buffer = sample_or_buffer.get_buffer()
+            if info is None:
+                caps = caps or sample_or_buffer.get_caps()
+        else:
+            self._sample = None
+            buffer = sample_or_buffer
+        if info is None:
+            if caps is None:
+                raise ValueError("a Gst.Buffer needs its caps: "
+                                 "Frame(buffer, caps)")
+            if isinstance(caps, str):
+                caps = Gst.Caps.from_string(caps)
+            info = GstVideo.VideoInfo.new_from_caps(caps)
+            if info is None:
+                raise ValueError("not video caps: %s" % caps.to_string())
+        self.buffer = buffer
+        self.info = info
+        self.plane = plane
+        self.stream = stream
+        self.write = write
+        self._cai = None
+        self._layout = None
+        self._device = None
+
+    def _probe(self):
+        """The layout, from an export that orders nothing. A frame that is
+        no one tensor (NV12) still has planes and a device."""
+        from gi.repository import GLib
+        if self._layout is not None:
+            return self._layout
+        flags = GstPinned.TensorFlags.NO_SYNC
+        whole = True
+        try:
+            address = self._export(None, flags)
+        except GLib.Error:
+            if self.plane is not None:
+                raise
+            address = GstPinned.tensor_export_plane(self.buffer, self.info,
+                                                    0, None, flags)
+            whole = False
+        try:
+            t = _DLManagedTensor.from_address(address).dl_tensor
+            device = (t.device.device_type, t.device.device_id)
+            if device[0] == kDLCUDAHost:
+                device = (kDLCPU, 0)
+            layout = {"device": device, "shape": None, "strides": None,
+                      "dtype": None, "data_ptr": None}
+            if whole:
+                layout.update(
+                    shape=tuple(t.shape[i] for i in range(t.ndim)),
+                    strides=tuple(t.strides[i] for i in range(t.ndim)),
+                    dtype="uint%d" % t.dtype.bits,
+                    data_ptr=t.data + t.byte_offset)
+        finally:
+            _release(address)
+        self._layout = layout
+        return layout
+
+    @property
+    def device(self):
+        """DLPack's (device type, id): (kDLCUDA, id) or, for page-locked
+        memory, (kDLCPU, 0)."""
+        if self._device is None:
+            # Told without an export for gst-pinned's own memory.
+            mem = self.buffer.peek_memory(0)
+            if GstPinned.is_pinned_device_memory(mem):
+                self._device = (kDLCUDA, GstPinned.buffer_get_context(
+                    self.buffer).get_device_id())
+            elif GstPinned.is_pinned_host_memory(mem):
+                self._device = (kDLCPU, 0)
+            else:
+                self._device = self._probe()["device"]
+        return self._device
+
+    @property
+    def shape(self):
+        """The tensor's shape; None for a frame that is no one tensor."""
+        return self._probe()["shape"]
+
+    @property
+    def strides(self):
+        """In elements."""
+        return self._probe()["strides"]
+
+    @property
+    def dtype(self):
+        """"uint8" or "uint16"."""
+        return self._probe()["dtype"]
+
+    @property
+    def data_ptr(self):
+        """The address of the first element."""
+        return self._probe()["data_ptr"]
+
+    def planes(self):
+        """One Frame per plane."""
+        planes = [Frame(self.buffer, plane=p, stream=self.stream,
+                        info=self.info, write=self.write)
+                  for p in range(GstPinned.tensor_n_planes(self.info))]
+        for p in planes:
+            p._device = self._device
+        return planes
+
+    def _export(self, stream, flags):
+        if self.write:
+            flags |= GstPinned.TensorFlags.WRITE
+        if self.plane is None:
+            return GstPinned.tensor_export_frame(self.buffer, self.info,
+                                                 stream, flags)
+        return GstPinned.tensor_export_plane(self.buffer, self.info,
+                                             self.plane, stream, flags)
+
+    @property
+    def is_host(self):
+        return self.device[0] == kDLCPU
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        """A "dltensor" capsule (DLPack 0.6, which max_version allows to
+        return in any case). ``stream``, DLPack's rules for CUDA: None or 1
+        the legacy default stream, 2 the per-thread default stream, -1 no
+        synchronization (the consumer orders its work itself), another int
+        a cudaStream_t; 0 is refused. That stream waits on the GPU for the
+        work that wrote the frame; when the consumer drops the tensor, a
+        fence on it keeps the frame's memory from its next writer until the
+        consumer's kernels that read it are done."""
+        if copy:
+            raise BufferError("gst-pinned exports frames without a copy only")
+        flags = GstPinned.TensorFlags.NONE
+        wanted = tuple(dl_device) if dl_device is not None else self.device
+        if self.is_host and wanted == (kDLCPU, 0):
+            # A CPU consumer: the export waits for the frame's writer.
+            if stream not in (None, -1):
+                raise ValueError("a CPU tensor takes no stream (got %r)"
+                                 % (stream,))
+            return _capsule(self._export(None,
+                                         GstPinned.TensorFlags.HOST_AS_CPU))
+        if wanted != self.device and not (self.is_host and
+                                          wanted[0] == kDLCUDAHost):
+            raise BufferError("the frame is on DLPack device %r, not %r"
+                              % (self.device, wanted))
+        if stream is None:
+            handle = _STREAM_LEGACY
+        elif stream == -1:
+            handle = None
+            flags |= GstPinned.TensorFlags.NO_SYNC
+        elif stream == 0:
+            raise ValueError("stream 0 is ambiguous in DLPack: use 1 (legacy "
+                             "default), 2 (per-thread default) or a stream")
+        else:
+            handle = _stream_handle(stream)
+        return _capsule(self._export(handle, flags))
+
+    @property
+    def __cuda_array_interface__(self):
+        if self.device[0] != kDLCUDA:
+            raise AttributeError("__cuda_array_interface__: the frame is not "
+                                 "in device memory")
+        if self._cai is None:
+            handle = _stream_handle(self.stream) or _STREAM_LEGACY
+            # Held until the frame goes: the interface has no deleter. The
+            # stream waits for the frame's writer now, and its fence at
+            # release protects the consumer's reads on it.
+            address = self._export(handle, GstPinned.TensorFlags.NONE)
+            t = _DLManagedTensor.from_address(address).dl_tensor
+            elem = t.dtype.bits // 8
+            self._cai = (address, {
+                "shape": tuple(t.shape[i] for i in range(t.ndim)),
+                "typestr": _TYPESTR[t.dtype.bits],
+                "data": (t.data + t.byte_offset, False),
+                "strides": tuple(t.strides[i] * elem for i in range(t.ndim)),
+                "version": 3,
+                "stream": handle,
+            })
+        return self._cai[1]
+
+    def release(self):
+        """Lets the frame's memory go now for ``__cuda_array_interface__``
+        consumers, rather than when the frame is collected."""
+        if self._cai is not None:
+            address, self._cai = self._cai[0], None
+            _release(address)
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:  # at interpreter exit, the module may be gone
+            pass
+
+    def __repr__(self):
+        return "<GstPinned.Frame %s %s %s on %r>" % (
+            self.info.finfo.name, self.shape and list(self.shape),
+            self.dtype, self.device)
+
+
+__all__.append("Frame")
+
+
+def buffer_from_dlpack(tensor, caps, stream=None, context=None,
+                       with_caps=False):
+    """A CUDA tensor (PyTorch, CuPy, any ``__dlpack__`` object, or a
+    "dltensor" capsule) as a ``Gst.Buffer`` of gst-pinned device memory,
+    without a copy: ``[H, W, C]`` (``[H, W]``) for a format of one plane,
+    ``[C, H, W]`` for equal planes. ``caps`` names the format
+    (``"video/x-raw,format=RGBA"``); width and height come from the shape.
+
+    ``stream`` is the producer's stream (default: PyTorch's current stream
+    for PyTorch tensors, else the legacy default stream): the buffer's
+    fence is recorded on it, so that the elements downstream wait for the
+    tensor's producer on the GPU. The tensor lives until the buffer's
+    memory is freed. With ``with_caps``, returns (buffer, caps), the caps
+    for appsrc. A tensor that does not fit the caps raises GLib.Error with
+    the reason."""
+    from gi.repository import Gst
+    _check_built()
+    if isinstance(caps, str):
+        caps = Gst.Caps.from_string(caps)
+    handle = _stream_handle(stream)
+    if handle is None:
+        handle = _torch_stream(tensor) or _STREAM_LEGACY
+    if hasattr(tensor, "__dlpack__"):
+        capsule = tensor.__dlpack__(stream=handle)
+    else:
+        capsule = tensor
+    if not _capi.PyCapsule_IsValid(id(capsule), _DLTENSOR):
+        raise TypeError("not a DLPack tensor, or one already consumed")
+    address = _capi.PyCapsule_GetPointer(id(capsule), _DLTENSOR)
+    # Ours from here: the capsule no longer runs the deleter.
+    _capi.PyCapsule_SetName(capsule, _USED_DLTENSOR)
+    buffer, out_caps = GstPinned.tensor_import(address, caps, context, handle)
+    return (buffer, out_caps) if with_caps else buffer
+
+
+__all__.append("buffer_from_dlpack")

@@ -1,0 +1,1109 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:gstpinnedtensor
+ * @title: DLPack tensors
+ * @short_description: frames as tensors of PyTorch, CuPy, NumPy and back,
+ *   without a copy
+ *
+ * A frame in gst-pinned device memory, in nvcodec's CUDA memory or in
+ * gst-pinned page-locked host memory becomes DLPack tensors on the same
+ * memory (`DLManagedTensor *` of DLPack 0.6, passed as gpointer):
+ *
+ * - gst_pinned_tensor_export_plane(): one tensor per plane, `[H, W]` for a
+ *   plane of one component, `[H, W, C]` for a plane of several (packed RGB,
+ *   the UV plane of NV12);
+ * - gst_pinned_tensor_export_frame(): one tensor for the whole frame,
+ *   `[H, W, C]` for a format of one plane, `[C, H, W]` for a planar format
+ *   whose planes are equal and evenly spaced in one memory (RGBP and BGRP
+ *   of pinnedconvert, Y444, GBR).
+ *
+ * The element type is the format's: `uint8` for 8-bit formats, `uint16`
+ * for 10 to 16 bits in 16-bit words. Strides are in elements, from the
+ * frame's real pitch. The device is `kDLCUDA` with the memory's device id,
+ * or `kDLCUDAHost` for page-locked memory (`kDLCPU` on request, for NumPy).
+ * The tensor holds the buffer until its deleter runs.
+ *
+ * Stream order, both ways, without a host wait:
+ *
+ * - export with the consumer's stream: the stream waits on the GPU for the
+ *   work that wrote the frame; when the deleter runs, a fence recorded on
+ *   that stream joins the frame's readers, so that its pool does not hand
+ *   the memory to the next copy before the consumer's kernels, which may
+ *   still run then, are done;
+ * - import with the producer's stream: gst_pinned_tensor_import() wraps an
+ *   application's CUDA tensor as a buffer of gst-pinned device memory and
+ *   records the buffer's writer fence on that stream, so that the elements
+ *   downstream wait for the producer on the GPU. The tensor's deleter runs
+ *   when the memory is freed, after the elements' work on it.
+ *
+ * Only in builds with the dlpack option.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dlpack/dlpack.h>
+
+#include "gstpinned-private.h"
+#include "gst/pinned/gstpinnedtensor.h"
+#include "gst/pinned/gstpinnedbuffer.h"
+#include "gst/pinned/gstpinneddevicememory.h"
+#include "gst/pinned/gstpinnedhostmemory.h"
+#ifdef HAVE_CUDA_INTEROP
+#include "gst/pinned/gstpinnedcudamemory.h"
+#include "gst/pinned/gstpinnedcudacontext.h"
+#endif
+
+GST_PINNED_DEBUG_CATEGORY (gst_pinned_tensor_debug, "pinnedtensor",
+    "gst-pinned DLPack tensors");
+#define GST_CAT_DEFAULT gst_pinned_tensor_debug
+
+/**
+ * gst_pinned_tensor_error_quark:
+ *
+ * Returns: the quark of %GST_PINNED_TENSOR_ERROR
+ *
+ * Since: 0.1
+ */
+GQuark
+gst_pinned_tensor_error_quark (void)
+{
+  return g_quark_from_static_string ("gst-pinned-tensor-error-quark");
+}
+
+GType
+gst_pinned_tensor_flags_get_type (void)
+{
+  static gsize type = 0;
+  static const GFlagsValue values[] = {
+    {GST_PINNED_TENSOR_FLAG_NONE, "Read on the consumer's stream", "none"},
+    {GST_PINNED_TENSOR_FLAG_NO_SYNC, "The consumer orders its work itself",
+        "no-sync"},
+    {GST_PINNED_TENSOR_FLAG_WRITE, "The consumer also writes", "write"},
+    {GST_PINNED_TENSOR_FLAG_HOST_AS_CPU,
+        "Page-locked memory as CPU memory, for a CPU consumer", "host-as-cpu"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_flags_register_static ("GstPinnedTensorFlags", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* ---- layouts --------------------------------------------------------- */
+
+/* A plane as a tensor: rows of @width pixels of @channels elements. */
+typedef struct
+{
+  guint width, height, channels;
+} PlaneShape;
+
+/* The element size of @finfo's components, 1 or 2 bytes: every component
+ * must be a whole element of its own. */
+static gboolean
+format_element (const GstVideoFormatInfo * finfo, guint * elem, GError ** error)
+{
+  guint c, depth = 0, size;
+
+  if (GST_VIDEO_FORMAT_INFO_IS_COMPLEX (finfo) ||
+      GST_VIDEO_FORMAT_INFO_IS_TILED (finfo) ||
+      GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) || finfo->n_components == 0) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "%s has no tensor layout (packed in "
+        "blocks, tiles or a palette): convert it to a format of whole 8- or "
+        "16-bit components", finfo->name);
+    return FALSE;
+  }
+  for (c = 0; c < finfo->n_components; c++)
+    depth = MAX (depth, finfo->depth[c]);
+  size = depth <= 8 ? 1 : depth <= 16 ? 2 : 0;
+  for (c = 0; c < finfo->n_components && size; c++) {
+    guint o;
+
+    if (finfo->pixel_stride[c] <= 0 || finfo->pixel_stride[c] % size != 0 ||
+        finfo->shift[c] + finfo->depth[c] > size * 8)
+      size = 0;
+    /* Packed in one word (RGB16, BGR10A2_LE): at the same offset. */
+    for (o = 0; o < c && size; o++) {
+      if (finfo->plane[o] == finfo->plane[c] &&
+          finfo->poffset[o] == finfo->poffset[c])
+        size = 0;
+    }
+  }
+  if (size == 0) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "%s has components that share bytes "
+        "or exceed 16 bits: it has no uint8 or uint16 tensor layout",
+        finfo->name);
+    return FALSE;
+  }
+  *elem = size;
+  return TRUE;
+}
+
+/* The shape of @plane: the component with the finest sampling in it gives
+ * the pixels, its pixel stride the elements per pixel. */
+static void
+plane_shape (const GstVideoInfo * info, guint plane, guint elem,
+    PlaneShape * shape)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint best = -1;
+  guint c;
+
+  for (c = 0; c < finfo->n_components; c++) {
+    if (finfo->plane[c] != plane)
+      continue;
+    if (best < 0 || finfo->pixel_stride[c] < finfo->pixel_stride[best])
+      best = c;
+  }
+  g_assert (best >= 0);
+  shape->width = GST_VIDEO_INFO_COMP_WIDTH (info, best);
+  shape->height = GST_VIDEO_INFO_COMP_HEIGHT (info, best);
+  shape->channels = finfo->pixel_stride[best] / elem;
+}
+
+static void
+set_dtype (DLDataType * dtype, guint elem)
+{
+  dtype->code = kDLUInt;
+  dtype->bits = elem * 8;
+  dtype->lanes = 1;
+}
+
+/**
+ * gst_pinned_tensor_n_planes:
+ * @info: a #GstVideoInfo
+ *
+ * Returns: how many tensors gst_pinned_tensor_export_plane() makes of a
+ *   frame of @info: one per plane
+ *
+ * Since: 0.1
+ */
+guint
+gst_pinned_tensor_n_planes (const GstVideoInfo * info)
+{
+  g_return_val_if_fail (info != NULL && info->finfo != NULL, 0);
+
+  return GST_VIDEO_INFO_N_PLANES (info);
+}
+
+/* ---- export ---------------------------------------------------------- */
+
+typedef struct
+{
+  DLManagedTensor managed;
+  int64_t shape[3];
+  int64_t strides[3];
+  /* Held until the deleter: our memory (or a view of CUDA memory). */
+  GstBuffer *buffer;
+  /* The consumer's stream, for the fence at release; NULL: none. */
+  GstPinnedStream *stream;
+  GstMapFlags access;
+} Exported;
+
+static void
+exported_deleter (DLManagedTensor * managed)
+{
+  Exported *self = managed->manager_ctx;
+  GError *error = NULL;
+
+  if (self->stream) {
+    GstPinnedContext *context = gst_pinned_stream_get_context (self->stream);
+    gboolean fenced = FALSE;
+
+    /* The consumer's kernels may still read: later writers of the
+     * memory (its pool's next copy) wait for them on the GPU. */
+    if (gst_pinned_context_push (context, &error)) {
+      fenced = gst_pinned_buffer_record_fence (self->buffer, self->stream,
+          (self->access & GST_MAP_WRITE) ? GST_MAP_WRITE : GST_MAP_READ,
+          &error);
+      if (!fenced) {
+        /* No fence: wait for the consumer's stream here rather than hand
+         * the memory back while it may still read. */
+        GST_WARNING ("no fence at the release of tensor %p: %s; waiting "
+            "for the consumer's stream", managed, error->message);
+        gst_pinned_stream_synchronize (self->stream, NULL);
+      }
+      gst_pinned_context_pop (context);
+    } else {
+      GST_WARNING ("no fence at the release of tensor %p: %s", managed,
+          error->message);
+    }
+    g_clear_error (&error);
+    gst_pinned_stream_unref (self->stream);
+  }
+  GST_LOG ("released tensor %p of %" GST_PTR_FORMAT, managed, self->buffer);
+  gst_buffer_unref (self->buffer);
+  g_free (self);
+}
+
+/**
+ * gst_pinned_tensor_release:
+ * @tensor: (nullable): a `DLManagedTensor *`
+ *
+ * Calls the deleter of @tensor, as a DLPack consumer does when it is done:
+ * for code that made a tensor and did not hand it over.
+ *
+ * Since: 0.1
+ */
+void
+gst_pinned_tensor_release (gpointer tensor)
+{
+  DLManagedTensor *managed = tensor;
+
+  if (managed && managed->deleter)
+    managed->deleter (managed);
+}
+
+static void
+weak_ref_free (GWeakRef * ref)
+{
+  g_weak_ref_clear (ref);
+  g_free (ref);
+}
+
+/* The memory of @buffer that holds @offset, and where in it. */
+static GstMemory *
+find_memory (GstBuffer * buffer, gsize offset, guint * idx, gsize * skip)
+{
+  guint length;
+
+  if (!gst_buffer_find_memory (buffer, offset, 1, idx, &length, skip))
+    return NULL;
+  return gst_buffer_peek_memory (buffer, *idx);
+}
+
+#ifdef HAVE_CUDA_INTEROP
+/* Races are harmless: a string's quark is always the same. */
+static GQuark
+view_allocator_quark (void)
+{
+  static GQuark quark;
+
+  if (quark == 0)
+    quark = g_quark_from_static_string ("gst-pinned-tensor-view-allocator");
+  return quark;
+}
+
+/* A view of nvcodec's CUDA memory in our device memory, whose fences the
+ * export and the release use; the view holds the CUDA buffer until the
+ * GPU work on it is done. One allocator per CUDA context while views of
+ * it live (their memories hold it); the CUDA context knows it weakly, as
+ * the allocator holds the CUDA context through its GstPinnedContext. */
+static GstBuffer *
+cuda_view (GstBuffer * buffer, const GstVideoInfo * info, GstMapFlags access,
+    GError ** error)
+{
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buffer,
+          0));
+  GstCudaContext *cuda_context = cmem->context;
+  GstAllocator *allocator = NULL;
+  GWeakRef *ref;
+  static GMutex lock;
+
+  g_mutex_lock (&lock);
+  ref = g_object_get_qdata (G_OBJECT (cuda_context), view_allocator_quark ());
+  if (ref)
+    allocator = g_weak_ref_get (ref);
+  if (allocator == NULL) {
+    GstPinnedContext *context =
+        gst_pinned_context_new_from_cuda_context (cuda_context, error);
+
+    if (context == NULL) {
+      g_mutex_unlock (&lock);
+      return NULL;
+    }
+    allocator = gst_pinned_device_allocator_new (context);
+    gst_object_unref (context);
+    if (ref == NULL) {
+      ref = g_new0 (GWeakRef, 1);
+      g_object_set_qdata_full (G_OBJECT (cuda_context),
+          view_allocator_quark (), ref, (GDestroyNotify) weak_ref_free);
+    }
+    g_weak_ref_set (ref, allocator);
+  }
+  g_mutex_unlock (&lock);
+
+  buffer = gst_pinned_cuda_buffer_wrap (buffer, info, allocator, access, error);
+  gst_object_unref (allocator);
+  return buffer;
+}
+#endif
+
+/* Our memory of @buffer (a view for CUDA memory), referenced. */
+static GstBuffer *
+exportable_buffer (GstBuffer * buffer, const GstVideoInfo * info,
+    GstMapFlags access, GError ** error)
+{
+  GstMemory *mem;
+
+  if (gst_buffer_n_memory (buffer) == 0) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_MEMORY, "the buffer has no memory");
+    return NULL;
+  }
+  mem = gst_buffer_peek_memory (buffer, 0);
+  if (gst_is_pinned_memory (mem))
+    return gst_buffer_ref (buffer);
+#ifdef HAVE_CUDA_INTEROP
+  if (gst_pinned_is_cuda_buffer (buffer))
+    return cuda_view (buffer, info, access, error);
+#endif
+  g_set_error (error, GST_PINNED_TENSOR_ERROR, GST_PINNED_TENSOR_ERROR_MEMORY,
+      "the frame is in %s memory, which no tensor can share: export frames "
+      "of memory:PinnedDevice (after pinnedupload or pinnedconvert), of "
+      "memory:CUDAMemory, or of pinneddownload's page-locked memory",
+      mem->allocator ? mem->allocator->mem_type : "unknown");
+  return NULL;
+}
+
+/* The byte offset and stride of @plane in @buffer. */
+static void
+plane_layout (GstBuffer * buffer, const GstVideoInfo * info, guint plane,
+    gsize * offset, gint * stride)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+
+  if (meta) {
+    *offset = meta->offset[plane];
+    *stride = meta->stride[plane];
+  } else {
+    *offset = GST_VIDEO_INFO_PLANE_OFFSET (info, plane);
+    *stride = GST_VIDEO_INFO_PLANE_STRIDE (info, plane);
+  }
+}
+
+/* Where @plane starts, for the device: checks that it lies in @buffer's
+ * memory (@mem_idx, the same for every plane of a frame tensor). */
+static gboolean
+plane_address (GstBuffer * buffer, const GstVideoInfo * info, guint plane,
+    const PlaneShape * shape, guint elem, guint8 ** data, gint * stride,
+    guint * mem_idx, GError ** error)
+{
+  GstPinnedMemory *mem;
+  gsize offset, skip;
+  guint idx;
+
+  plane_layout (buffer, info, plane, &offset, stride);
+  if (*stride <= 0 || *stride % elem != 0) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "plane %u of the %s frame has a "
+        "pitch of %d bytes, which is no whole number of its %u-byte "
+        "elements: a tensor's strides count elements", plane,
+        GST_VIDEO_INFO_NAME (info), *stride, elem);
+    return FALSE;
+  }
+  if ((guint64) shape->width * shape->channels * elem > (guint) * stride) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "plane %u of the %s frame has a "
+        "pitch of %d bytes, less than a row of %u pixels", plane,
+        GST_VIDEO_INFO_NAME (info), *stride, shape->width);
+    return FALSE;
+  }
+  mem = (GstPinnedMemory *) find_memory (buffer, offset, &idx, &skip);
+  if (mem == NULL || skip + (gsize) (shape->height - 1) * *stride +
+      (gsize) shape->width * shape->channels * elem > mem->mem.size) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "plane %u of the %s frame does not "
+        "lie in one memory of the buffer", plane, GST_VIDEO_INFO_NAME (info));
+    return FALSE;
+  }
+  if (*mem_idx != G_MAXUINT && *mem_idx != idx) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "the planes of the %s frame lie in "
+        "different memories: export each plane on its own",
+        GST_VIDEO_INFO_NAME (info));
+    return FALSE;
+  }
+  *mem_idx = idx;
+  *data = (guint8 *) mem->data + mem->mem.offset + skip;
+  return TRUE;
+}
+
+static gboolean
+set_device (Exported * self, GstPinnedMemory * mem, GstPinnedTensorFlags flags,
+    GError ** error)
+{
+  DLDevice *device = &self->managed.dl_tensor.device;
+
+  device->device_id = gst_pinned_context_get_device_id (mem->context);
+  if (gst_is_pinned_device_memory (GST_MEMORY_CAST (mem))) {
+    device->device_type = kDLCUDA;
+  } else if (gst_is_pinned_host_memory (GST_MEMORY_CAST (mem))) {
+    device->device_type = (flags & GST_PINNED_TENSOR_FLAG_HOST_AS_CPU) ?
+        kDLCPU : kDLCUDAHost;
+    if (device->device_type == kDLCPU)
+      device->device_id = 0;
+  } else {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_MEMORY, "memory of %s is neither gst-pinned "
+        "device nor page-locked memory",
+        mem->mem.allocator ? mem->mem.allocator->mem_type : "unknown");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Orders the consumer after the frame's writer (after its readers too
+ * when it writes), and keeps its stream for the fence at release. */
+static gboolean
+order_consumer (Exported * self, GstPinnedContext * context, gpointer stream,
+    GstPinnedTensorFlags flags, GError ** error)
+{
+  gboolean ok;
+
+  if (self->managed.dl_tensor.device.device_type == kDLCPU)
+    return gst_pinned_buffer_wait (self->buffer, self->access, error);
+  if (flags & GST_PINNED_TENSOR_FLAG_NO_SYNC)
+    return TRUE;
+
+  self->stream = gst_pinned_stream_new_wrapped (context,
+      stream ? stream : (gpointer) cudaStreamLegacy);
+  if (!gst_pinned_context_push (context, error))
+    return FALSE;
+  ok = gst_pinned_buffer_sync_stream (self->buffer, self->stream,
+      self->access, error);
+  gst_pinned_context_pop (context);
+  return ok;
+}
+
+static Exported *
+exported_new (GstBuffer * buffer, GstPinnedTensorFlags flags)
+{
+  Exported *self = g_new0 (Exported, 1);
+
+  self->managed.manager_ctx = self;
+  self->managed.deleter = exported_deleter;
+  self->managed.dl_tensor.shape = self->shape;
+  self->managed.dl_tensor.strides = self->strides;
+  self->buffer = buffer;
+  self->access = (flags & GST_PINNED_TENSOR_FLAG_WRITE) ?
+      GST_MAP_READWRITE : GST_MAP_READ;
+  return self;
+}
+
+/* Fails an export whose tensor is half made: its buffer goes, no fence. */
+static gpointer
+export_failed (Exported * self)
+{
+  gst_clear_pinned_stream (&self->stream);
+  gst_buffer_unref (self->buffer);
+  g_free (self);
+  return NULL;
+}
+
+static gboolean
+export_setup (GstBuffer ** buffer, const GstVideoInfo * info,
+    GstPinnedTensorFlags flags, guint * elem, GError ** error)
+{
+  ensure_debug_category ();
+
+  if (!format_element (info->finfo, elem, error))
+    return FALSE;
+  *buffer = exportable_buffer (*buffer, info, (flags &
+          GST_PINNED_TENSOR_FLAG_WRITE) ? GST_MAP_READWRITE : GST_MAP_READ,
+      error);
+  return *buffer != NULL;
+}
+
+/**
+ * gst_pinned_tensor_export_plane:
+ * @buffer: a frame in gst-pinned device or page-locked memory, or in
+ *   nvcodec's CUDA memory
+ * @info: the frame's video info (the layout where it has no #GstVideoMeta)
+ * @plane: the plane to export
+ * @stream: (nullable): the `cudaStream_t` the consumer reads the tensor on
+ *   (%NULL: the legacy default stream)
+ * @flags: #GstPinnedTensorFlags
+ * @error: (out) (optional): why the plane cannot be a tensor
+ *
+ * Exports @plane of @buffer as a DLPack tensor on the same memory: `[H, W]`
+ * for a plane of one component, `[H, W, C]` for a plane of several,
+ * `uint8` or `uint16`, strides from the plane's pitch. @stream waits on
+ * the GPU for the work that wrote the frame; when the tensor's deleter
+ * runs, a fence recorded on @stream joins the frame's readers. The tensor
+ * holds @buffer until then.
+ *
+ * Returns: (transfer full) (nullable): a `DLManagedTensor *`, or %NULL
+ *   with @error set
+ *
+ * Since: 0.1
+ */
+gpointer
+gst_pinned_tensor_export_plane (GstBuffer * buffer, const GstVideoInfo * info,
+    guint plane, gpointer stream, GstPinnedTensorFlags flags, GError ** error)
+{
+  Exported *self;
+  DLTensor *t;
+  PlaneShape shape;
+  guint8 *data;
+  guint elem, mem_idx = G_MAXUINT;
+  gint stride;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (info != NULL && info->finfo != NULL, NULL);
+
+  if (plane >= GST_VIDEO_INFO_N_PLANES (info)) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "%s has %u planes, not %u",
+        GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_N_PLANES (info), plane + 1);
+    return NULL;
+  }
+  if (!export_setup (&buffer, info, flags, &elem, error))
+    return NULL;
+
+  self = exported_new (buffer, flags);
+  t = &self->managed.dl_tensor;
+  plane_shape (info, plane, elem, &shape);
+  if (!plane_address (buffer, info, plane, &shape, elem, &data, &stride,
+          &mem_idx, error))
+    return export_failed (self);
+
+  t->data = data;
+  t->byte_offset = 0;
+  set_dtype (&t->dtype, elem);
+  t->ndim = shape.channels > 1 ? 3 : 2;
+  self->shape[0] = shape.height;
+  self->shape[1] = shape.width;
+  self->shape[2] = shape.channels;
+  self->strides[0] = stride / elem;
+  self->strides[1] = shape.channels;
+  self->strides[2] = 1;
+
+  if (!set_device (self, (GstPinnedMemory *) gst_buffer_peek_memory (buffer,
+              mem_idx), flags, error) ||
+      !order_consumer (self, ((GstPinnedMemory *)
+              gst_buffer_peek_memory (buffer, mem_idx))->context, stream,
+          flags, error))
+    return export_failed (self);
+
+  GST_LOG ("plane %u of %" GST_PTR_FORMAT " as tensor %p: [%u, %u, %u] "
+      "uint%u, pitch %d", plane, buffer, &self->managed, shape.height,
+      shape.width, shape.channels, elem * 8, stride);
+  return &self->managed;
+}
+
+/**
+ * gst_pinned_tensor_export_frame:
+ * @buffer: a frame in gst-pinned device or page-locked memory, or in
+ *   nvcodec's CUDA memory
+ * @info: the frame's video info (the layout where it has no #GstVideoMeta)
+ * @stream: (nullable): the `cudaStream_t` the consumer reads the tensor on
+ *   (%NULL: the legacy default stream)
+ * @flags: #GstPinnedTensorFlags
+ * @error: (out) (optional): why the frame cannot be one tensor
+ *
+ * Exports the whole frame as one DLPack tensor: `[H, W, C]` for a format
+ * of one plane (`C` is 1 for gray), `[C, H, W]` for a planar format whose
+ * planes have one component each, the same size and pitch, and lie evenly
+ * spaced in one memory (RGBP and BGRP as pinnedconvert makes them, Y444,
+ * GBR). Other formats (NV12, I420: planes of different sizes) are refused:
+ * export their planes with gst_pinned_tensor_export_plane(). Stream order
+ * and lifetime as there.
+ *
+ * Returns: (transfer full) (nullable): a `DLManagedTensor *`, or %NULL
+ *   with @error set
+ *
+ * Since: 0.1
+ */
+gpointer
+gst_pinned_tensor_export_frame (GstBuffer * buffer, const GstVideoInfo * info,
+    gpointer stream, GstPinnedTensorFlags flags, GError ** error)
+{
+  Exported *self;
+  DLTensor *t;
+  PlaneShape shape = { 0, };
+  guint8 *data[GST_VIDEO_MAX_PLANES];
+  gint strides[GST_VIDEO_MAX_PLANES];
+  guint elem, mem_idx = G_MAXUINT, p, n_planes;
+  gint64 spacing = 0;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (info != NULL && info->finfo != NULL, NULL);
+
+  n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  if (n_planes == 1) {
+    gpointer tensor = gst_pinned_tensor_export_plane (buffer, info, 0, stream,
+        flags, error);
+    DLTensor *pt = tensor;
+
+    /* Always [H, W, C], gray too. */
+    if (pt && pt->ndim == 2) {
+      pt->ndim = 3;
+      pt->shape[2] = 1;
+      pt->strides[2] = 1;
+    }
+    return tensor;
+  }
+
+  if (!export_setup (&buffer, info, flags, &elem, error))
+    return NULL;
+  self = exported_new (buffer, flags);
+  t = &self->managed.dl_tensor;
+
+  for (p = 0; p < n_planes; p++) {
+    PlaneShape ps;
+
+    plane_shape (info, p, elem, &ps);
+    if (p == 0)
+      shape = ps;
+    if (ps.channels != 1 || ps.width != shape.width ||
+        ps.height != shape.height) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "the planes of %s differ in size "
+          "or in components: no [C, H, W] tensor holds them; export each "
+          "plane (gst_pinned_tensor_export_plane)", GST_VIDEO_INFO_NAME (info));
+      return export_failed (self);
+    }
+    if (!plane_address (buffer, info, p, &ps, elem, &data[p], &strides[p],
+            &mem_idx, error))
+      return export_failed (self);
+    if (p > 0 && strides[p] != strides[0]) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "the planes of the %s frame have "
+          "different pitches (%d, %d): export each plane",
+          GST_VIDEO_INFO_NAME (info), strides[0], strides[p]);
+      return export_failed (self);
+    }
+    if (p == 1)
+      spacing = data[1] - data[0];
+    if (p > 0 && (spacing <= 0 || data[p] - data[p - 1] != spacing ||
+            spacing % elem != 0)) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "the planes of the %s frame are "
+          "not evenly spaced in ascending order in whole elements: no "
+          "[C, H, W] tensor holds them; export each plane",
+          GST_VIDEO_INFO_NAME (info));
+      return export_failed (self);
+    }
+  }
+
+  t->data = data[0];
+  t->byte_offset = 0;
+  set_dtype (&t->dtype, elem);
+  t->ndim = 3;
+  self->shape[0] = n_planes;
+  self->shape[1] = shape.height;
+  self->shape[2] = shape.width;
+  self->strides[0] = spacing / elem;
+  self->strides[1] = strides[0] / elem;
+  self->strides[2] = 1;
+
+  if (!set_device (self, (GstPinnedMemory *) gst_buffer_peek_memory (buffer,
+              mem_idx), flags, error) ||
+      !order_consumer (self, ((GstPinnedMemory *)
+              gst_buffer_peek_memory (buffer, mem_idx))->context, stream,
+          flags, error))
+    return export_failed (self);
+
+  GST_LOG ("%" GST_PTR_FORMAT " as tensor %p: [%u, %u, %u] uint%u, pitch %d, "
+      "planes %" G_GINT64_FORMAT " bytes apart", buffer, &self->managed,
+      n_planes, shape.height, shape.width, elem * 8, strides[0], spacing);
+  return &self->managed;
+}
+
+/* ---- import ---------------------------------------------------------- */
+
+static void
+imported_release (gpointer data)
+{
+  DLManagedTensor *managed = data;
+
+  GST_LOG ("buffer memory freed: deleter of tensor %p", managed);
+  if (managed->deleter)
+    managed->deleter (managed);
+}
+
+/* Races are harmless: a string's quark is always the same. */
+static GQuark
+import_allocator_quark (void)
+{
+  static GQuark quark;
+
+  if (quark == 0)
+    quark = g_quark_from_static_string ("gst-pinned-tensor-import-allocator");
+  return quark;
+}
+
+/* One context per device for imports that name none, and one allocator
+ * per context (kept on the context). */
+static GstAllocator *
+import_allocator (GstPinnedContext ** context, gint device_id, GError ** error)
+{
+  static GMutex lock;
+  static GstPinnedContext *contexts[64];
+  GstAllocator *allocator;
+  GWeakRef *ref;
+
+  g_mutex_lock (&lock);
+  if (*context == NULL) {
+    if (device_id < 0 || device_id >= (gint) G_N_ELEMENTS (contexts)) {
+      g_mutex_unlock (&lock);
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_MEMORY, "the tensor is on CUDA device %d, "
+          "which does not exist", device_id);
+      return NULL;
+    }
+    if (contexts[device_id] == NULL)
+      contexts[device_id] = gst_pinned_context_new (device_id, error);
+    if (contexts[device_id] == NULL) {
+      g_mutex_unlock (&lock);
+      return NULL;
+    }
+    *context = contexts[device_id];
+  }
+  /* Known weakly: the allocator holds the context. */
+  ref = g_object_get_qdata (G_OBJECT (*context), import_allocator_quark ());
+  allocator = ref ? g_weak_ref_get (ref) : NULL;
+  if (allocator == NULL) {
+    allocator = gst_pinned_device_allocator_new (*context);
+    if (ref == NULL) {
+      ref = g_new0 (GWeakRef, 1);
+      g_object_set_qdata_full (G_OBJECT (*context), import_allocator_quark (),
+          ref, (GDestroyNotify) weak_ref_free);
+    }
+    g_weak_ref_set (ref, allocator);
+  }
+  g_mutex_unlock (&lock);
+  return allocator;
+}
+
+/* The caps of the buffer: the app's with the tensor's size and our
+ * memory, one format. */
+static GstCaps *
+import_caps (GstCaps * caps, const DLTensor * t, GstVideoInfo * info,
+    guint * elem, PlaneShape * plane, gboolean * planar, GError ** error)
+{
+  GstStructure *s;
+  const gchar *format_name;
+  GstVideoFormat format;
+  const GstVideoFormatInfo *finfo;
+  GstCaps *out;
+  guint n_planes, p;
+  gint width, height, w, h;
+
+  if (caps == NULL || gst_caps_get_size (caps) != 1 ||
+      !gst_structure_has_name ((s = gst_caps_get_structure (caps, 0)),
+          "video/x-raw") ||
+      (format_name = gst_structure_get_string (s, "format")) == NULL) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "the caps must be video/x-raw with "
+        "one format (as in video/x-raw,format=RGBA); the tensor's shape "
+        "gives width and height");
+    return NULL;
+  }
+  format = gst_video_format_from_string (format_name);
+  if (format == GST_VIDEO_FORMAT_UNKNOWN) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "unknown video format '%s'",
+        format_name);
+    return NULL;
+  }
+  finfo = gst_video_format_get_info (format);
+  if (!format_element (finfo, elem, error))
+    return NULL;
+
+  /* Which layout the format takes, and the size the shape gives. */
+  n_planes = GST_VIDEO_FORMAT_INFO_N_PLANES (finfo);
+  *planar = n_planes > 1;
+  if (*planar) {
+    for (p = 0; p < finfo->n_components; p++) {
+      if (finfo->w_sub[p] != 0 || finfo->h_sub[p] != 0 ||
+          finfo->n_planes != finfo->n_components) {
+        g_set_error (error, GST_PINNED_TENSOR_ERROR,
+            GST_PINNED_TENSOR_ERROR_LAYOUT, "%s has planes of different "
+            "sizes or with several components: one tensor cannot hold a "
+            "frame of it; name a format of one plane (RGBA, BGRx, GRAY8, "
+            "...) or of equal planes (RGBP, BGRP, Y444, GBR)", format_name);
+        return NULL;
+      }
+    }
+    if (t->ndim != 3 || t->shape[0] != n_planes) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "%s takes a [C, H, W] tensor with "
+          "C = %u, this one has %d dimensions%s", format_name, n_planes,
+          t->ndim, t->ndim == 3 ? " and another C" : "");
+      return NULL;
+    }
+    h = t->shape[1];
+    w = t->shape[2];
+  } else {
+    if (t->ndim != 2 && t->ndim != 3) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "%s takes an [H, W, C] tensor, "
+          "this one has %d dimensions", format_name, t->ndim);
+      return NULL;
+    }
+    h = t->shape[0];
+    w = t->shape[1];
+  }
+  if (w <= 0 || h <= 0 || t->shape[0] > G_MAXINT || t->shape[1] > G_MAXINT ||
+      (t->ndim == 3 && t->shape[2] > G_MAXINT)) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "the tensor is empty or too large");
+    return NULL;
+  }
+
+  width = w;
+  height = h;
+  if ((gst_structure_get_int (s, "width", &width) && width != w) ||
+      (gst_structure_get_int (s, "height", &height) && height != h)) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "the caps say %dx%d, the tensor's "
+        "shape %dx%d", width, height, w, h);
+    return NULL;
+  }
+
+  out = gst_caps_copy (caps);
+  gst_caps_set_simple (out, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h,
+      NULL);
+  s = gst_caps_get_structure (out, 0);
+  if (!gst_structure_has_field (s, "framerate"))
+    gst_structure_set (s, "framerate", GST_TYPE_FRACTION, 0, 1, NULL);
+  gst_caps_set_features (out, 0,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, NULL));
+  if (!gst_caps_is_fixed (out) || !gst_video_info_from_caps (info, out)) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "the caps %" GST_PTR_FORMAT " do not "
+        "describe one video format", caps);
+    gst_caps_unref (out);
+    return NULL;
+  }
+  /* Complete, as appsrc's downstream expects them (colorimetry, aspect). */
+  gst_caps_unref (out);
+  out = gst_video_info_to_caps (info);
+  gst_caps_set_features (out, 0,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, NULL));
+  plane_shape (info, 0, *elem, plane);
+  return out;
+}
+
+/* The tensor's strides in elements (DLPack 0.6: NULL is compact). */
+static void
+tensor_strides (const DLTensor * t, int64_t strides[3])
+{
+  gint d;
+  int64_t step = 1;
+
+  for (d = t->ndim - 1; d >= 0; d--) {
+    strides[d] = t->strides ? t->strides[d] : step;
+    step *= t->shape[d];
+  }
+}
+
+/**
+ * gst_pinned_tensor_import:
+ * @tensor: a `DLManagedTensor *` of CUDA device memory (kDLCUDA), which
+ *   the call takes: a frame, `[H, W, C]` (or `[H, W]` for one component)
+ *   for a format of one plane, `[C, H, W]` for a planar format of equal
+ *   planes; rows may be padded, elements of a row must be contiguous
+ * @caps: `video/x-raw` naming the format (`video/x-raw,format=RGBA`); width
+ *   and height, when given, must be the tensor's; framerate and colorimetry
+ *   are kept
+ * @context: (nullable): the device context of the elements that will take
+ *   the buffer (see gst_context_new_pinned_context()), or %NULL for one of
+ *   the tensor's device
+ * @stream: (nullable): the `cudaStream_t` the tensor was produced on
+ *   (%NULL: the legacy default stream)
+ * @out_caps: (out) (optional) (transfer full): the buffer's caps:
+ *   `video/x-raw(memory:PinnedDevice)` with the tensor's width and height,
+ *   for appsrc
+ * @error: (out) (optional): why the tensor does not fit the caps
+ *
+ * Wraps @tensor's memory, without a copy, as a buffer of gst-pinned device
+ * memory with a #GstVideoMeta of its strides, and records the buffer's
+ * writer fence on @stream: pinneddownload, GPU filters and nvcodec
+ * encoders wait for the producer's work on the GPU. The tensor's deleter
+ * runs when the buffer's memory is freed, after the elements' GPU work on
+ * it. The tensor is taken in every case: on failure its deleter runs at
+ * once.
+ *
+ * Returns: (transfer full) (nullable): the buffer, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+GstBuffer *
+gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
+    GstPinnedContext * context, gpointer stream, GstCaps ** out_caps,
+    GError ** error)
+{
+  DLManagedTensor *managed = tensor;
+  DLTensor *t;
+  GstVideoInfo info;
+  PlaneShape plane;
+  GstAllocator *allocator = NULL;
+  GstPinnedStream *wrapped;
+  GstPinnedFence *fence;
+  GstMemory *mem;
+  GstBuffer *buffer;
+  GstCaps *caps_out = NULL;
+  int64_t strides[3];
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint pitches[GST_VIDEO_MAX_PLANES] = { 0, };
+  guint64 span;
+  guint elem, p, n_planes;
+  gboolean planar;
+  gint d;
+
+  g_return_val_if_fail (managed != NULL, NULL);
+
+  ensure_debug_category ();
+  t = &managed->dl_tensor;
+
+  if (t->device.device_type != kDLCUDA) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_MEMORY, "the tensor is not in CUDA device "
+        "memory (DLPack device type %d, not kDLCUDA): move it to the GPU "
+        "first (tensor.cuda())", t->device.device_type);
+    goto failed;
+  }
+  if (context && gst_pinned_context_get_device_id (context) !=
+      t->device.device_id) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_MEMORY, "the tensor is on CUDA device %d, "
+        "the pipeline's context on device %d", t->device.device_id,
+        gst_pinned_context_get_device_id (context));
+    goto failed;
+  }
+  if (t->data == NULL || t->shape == NULL) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "the tensor has no data");
+    goto failed;
+  }
+
+  caps_out = import_caps (caps, t, &info, &elem, &plane, &planar, error);
+  if (caps_out == NULL)
+    goto failed;
+  if (t->dtype.code != kDLUInt || t->dtype.bits != elem * 8 ||
+      t->dtype.lanes != 1) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "%s takes uint%u elements, the "
+        "tensor's are of DLPack type code %u, %u bits, %u lanes (uint8 is "
+        "code 1, 8 bits)", GST_VIDEO_INFO_NAME (&info), elem * 8,
+        t->dtype.code, t->dtype.bits, t->dtype.lanes);
+    goto failed;
+  }
+
+  tensor_strides (t, strides);
+  for (d = 0; d < t->ndim; d++) {
+    if (strides[d] <= 0 && t->shape[d] > 1) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "dimension %d of the tensor has a "
+          "stride of %" G_GINT64_FORMAT ": frames need positive strides "
+          "(make it contiguous)", d, (gint64) strides[d]);
+      goto failed;
+    }
+  }
+
+  n_planes = GST_VIDEO_INFO_N_PLANES (&info);
+  if (planar) {
+    /* [C, H, W]: rows of contiguous elements; planes apart, or rows of
+     * the planes interleaved ([H, C, W] permuted). */
+    if ((t->shape[2] > 1 && strides[2] != 1) || strides[1] < t->shape[2] ||
+        strides[0] < t->shape[2] || !(strides[0] >= t->shape[1] * strides[1]
+            || strides[1] >= t->shape[0] * strides[0])) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "the [C, H, W] tensor's strides "
+          "(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+          ") are no planes of contiguous rows: make it contiguous",
+          (gint64) strides[0], (gint64) strides[1], (gint64) strides[2]);
+      goto failed;
+    }
+    for (p = 0; p < n_planes; p++) {
+      offsets[p] = p * strides[0] * elem;
+      pitches[p] = strides[1] * elem;
+    }
+  } else {
+    guint channels = t->ndim == 3 ? t->shape[2] : 1;
+
+    if (channels != plane.channels) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "%s has %u elements a pixel, the "
+          "tensor's last dimension %u", GST_VIDEO_INFO_NAME (&info),
+          plane.channels, channels);
+      goto failed;
+    }
+    if ((t->ndim == 3 && channels > 1 && strides[2] != 1) ||
+        (t->shape[1] > 1 && strides[1] != channels) ||
+        strides[0] < (int64_t) t->shape[1] * channels) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "the [H, W, C] tensor's rows are "
+          "not contiguous (strides %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+          "): make it contiguous", (gint64) strides[0], (gint64) strides[1]);
+      goto failed;
+    }
+    pitches[0] = strides[0] * elem;
+  }
+  if ((guint64) pitches[0] > G_MAXINT / 2) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "the tensor's rows are too far apart");
+    goto failed;
+  }
+
+  span = 1;
+  for (d = 0; d < t->ndim; d++)
+    span += (t->shape[d] - 1) * strides[d];
+  span *= elem;
+
+  allocator = import_allocator (&context, t->device.device_id, error);
+  if (allocator == NULL)
+    goto failed;
+
+  mem = gst_pinned_allocator_wrap (GST_PINNED_ALLOCATOR (allocator),
+      (guint8 *) t->data + t->byte_offset, span, 0, span, managed,
+      imported_release);
+  gst_object_unref (allocator);
+  buffer = gst_buffer_new ();
+  gst_buffer_append_memory (buffer, mem);
+  gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
+      GST_VIDEO_INFO_HEIGHT (&info), n_planes, offsets, pitches);
+
+  /* The producer's work: the writer that readers downstream wait for. */
+  wrapped = gst_pinned_stream_new_wrapped (context,
+      stream ? stream : (gpointer) cudaStreamLegacy);
+  fence = NULL;
+  if (gst_pinned_context_push (context, error)) {
+    fence = gst_pinned_stream_record_fence (wrapped, error);
+    gst_pinned_context_pop (context);
+  }
+  gst_pinned_stream_unref (wrapped);
+  if (fence == NULL) {
+    gst_caps_unref (caps_out);
+    /* Its memory's release runs the deleter. */
+    gst_buffer_unref (buffer);
+    return NULL;
+  }
+  gst_pinned_buffer_add_fence (buffer, fence, GST_MAP_WRITE);
+  gst_pinned_fence_unref (fence);
+
+  GST_LOG ("tensor %p as %" GST_PTR_FORMAT ", %" G_GUINT64_FORMAT " bytes, "
+      "pitch %d", managed, buffer, span, pitches[0]);
+
+  if (out_caps)
+    *out_caps = caps_out;
+  else
+    gst_caps_unref (caps_out);
+  return buffer;
+
+failed:
+  GST_DEBUG ("refused tensor %p: %s", managed, error && *error ?
+      (*error)->message : "");
+  if (caps_out)
+    gst_caps_unref (caps_out);
+  if (managed->deleter)
+    managed->deleter (managed);
+  return NULL;
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# GstPinned.Frame and GstPinned.buffer_from_dlpack (python/gi/overrides)
+# through the CUDA stand-in, in `meson devenv -C BUILD` as a user runs it
+# (which puts the override on PYTHONPATH), with Debian's python3 and NumPy:
+# tests/python/tensor.py. Skips (77) without PyGObject, NumPy or the
+# typelib, or in a build without DLPack.
+#
+#   tests/python-tensor.sh BUILD_ROOT      (FAKECUDA_DIR: the stand-in's folder)
+set -u
+build=$1
+py=/usr/bin/python3
+if ! $py -c "import gi, numpy" 2>/dev/null || [ ! -f "$build/src/GstPinned-1.0.typelib" ]; then
+  echo "SKIP: no PyGObject, no NumPy or no GstPinned-1.0.typelib"
+  exit 77
+fi
+env -u GI_TYPELIB_PATH -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 -u PYTHONPATH \
+  LD_LIBRARY_PATH="$FAKECUDA_DIR" meson devenv -C "$build" \
+  $py "$(cd "$(dirname "$0")" && pwd)/python/tensor.py"

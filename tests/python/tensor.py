@@ -1,0 +1,377 @@
+#!/usr/bin/env python3
+"""GstPinned.Frame and GstPinned.buffer_from_dlpack through the CUDA
+stand-in (or a GPU): no PyTorch here, the consumers are NumPy (page-locked
+frames) and a small ctypes consumer of the capsule that copies the tensor
+out on its own stream with the CUDA runtime, as a kernel would read it.
+
+  meson devenv -C BUILD python3 tests/python/tensor.py
+
+Exit status 0 when every check passed, 1 otherwise, 77 when this Python has
+no NumPy or gst-pinned was built without DLPack.
+"""
+import ctypes
+import gc
+import sys
+
+import gi
+gi.require_version("Gst", "1.0")
+gi.require_version("GstPinned", "1.0")
+gi.require_version("GstVideo", "1.0")
+from gi.repository import GLib, Gst, GstPinned, GstVideo  # noqa: E402
+
+try:
+    import numpy as np
+except ImportError:
+    print("SKIP: no NumPy")
+    sys.exit(77)
+if not hasattr(GstPinned, "tensor_import"):
+    print("SKIP: gst-pinned was built without DLPack")
+    sys.exit(77)
+
+from gi.overrides.GstPinned import (_DLManagedTensor, _DELETER,  # noqa: E402
+                                    _capi, kDLCPU, kDLCUDA, kDLCUDAHost)
+
+failures = []
+
+
+def check(cond, what):
+    print("%s: %s" % ("ok" if cond else "FAIL", what))
+    if not cond:
+        failures.append(what)
+
+
+Gst.init(None)
+GstPinned.Context.new(0)  # loads libgstpinned and its CUDA runtime
+cudart = None
+for soname in ("libcudart.so.13", "libcudart.so.12", "libcudart.so"):
+    try:
+        cudart = ctypes.CDLL(soname)
+        break
+    except OSError:
+        pass
+if cudart is None:
+    sys.exit("no libcudart")
+H2D, D2H, DEFAULT = 1, 2, 4
+c_p = ctypes.c_void_p
+cudart.cudaMalloc.argtypes = [ctypes.POINTER(c_p), ctypes.c_size_t]
+cudart.cudaFree.argtypes = [c_p]
+cudart.cudaMemcpy.argtypes = [c_p, c_p, ctypes.c_size_t, ctypes.c_int]
+cudart.cudaMemcpy2DAsync.argtypes = [c_p, ctypes.c_size_t, c_p,
+                                     ctypes.c_size_t, ctypes.c_size_t,
+                                     ctypes.c_size_t, ctypes.c_int, c_p]
+cudart.cudaStreamCreate.argtypes = [ctypes.POINTER(c_p)]
+cudart.cudaStreamSynchronize.argtypes = [c_p]
+cudart.cudaStreamDestroy.argtypes = [c_p]
+cudart.cudaDeviceSynchronize.argtypes = []
+
+
+def cuda(result, what):
+    if result != 0:
+        raise RuntimeError("%s failed: %d" % (what, result))
+
+
+def consume(capsule, stream):
+    """A consumer of the capsule: takes it (renames it, as PyTorch does),
+    copies every element out on @stream, runs the deleter. Returns the
+    tensor's elements as a NumPy array and its DLPack fields."""
+    address = _capi.PyCapsule_GetPointer(id(capsule), b"dltensor")
+    _capi.PyCapsule_SetName(capsule, b"used_dltensor")
+    managed = _DLManagedTensor.from_address(address)
+    t = managed.dl_tensor
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    strides = tuple(t.strides[i] for i in range(t.ndim))
+    elem = t.dtype.bits // 8
+    dtype = np.uint8 if elem == 1 else np.uint16
+    out = np.zeros(shape, dtype=dtype)
+    base = t.data + t.byte_offset
+    if t.ndim == 2:
+        lead, rows, width, row_stride = 1, shape[0], shape[1], strides[0]
+    elif strides[1] == shape[2]:
+        # [H, W, C]: rows of W * C elements.
+        lead, rows, width, row_stride = 1, shape[0], shape[1] * shape[2], \
+            strides[0]
+    else:
+        # [C, H, W]: C planes of rows of W elements.
+        lead, rows, width, row_stride = shape[0], shape[1], shape[2], \
+            strides[1]
+    flat = out.reshape(lead, rows, width)
+    for i in range(lead):
+        src = base + (i * strides[0] * elem if lead > 1 else 0)
+        dst = flat[i].ctypes.data
+        cuda(cudart.cudaMemcpy2DAsync(dst, width * elem, src,
+                                      row_stride * elem, width * elem, rows,
+                                      DEFAULT, stream), "cudaMemcpy2DAsync")
+    cuda(cudart.cudaStreamSynchronize(stream), "cudaStreamSynchronize")
+    fields = dict(shape=shape, strides=strides, bits=t.dtype.bits,
+                  device=(t.device.device_type, t.device.device_id))
+    managed.deleter(ctypes.cast(address, ctypes.POINTER(_DLManagedTensor)))
+    return out, fields
+
+
+def run(launch, sinks, frames):
+    """Runs @launch to its end; the samples of each named appsink."""
+    pipeline = Gst.parse_launch(launch)
+    got = {name: [] for name in sinks}
+    for name in sinks:
+        sink = pipeline.get_by_name(name)
+        sink.set_property("emit-signals", True)
+        sink.connect("new-sample", lambda s, n=name: (
+            got[n].append(s.emit("pull-sample")), Gst.FlowReturn.OK)[1])
+    pipeline.set_state(Gst.State.PLAYING)
+    msg = pipeline.get_bus().timed_pop_filtered(
+        30 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    if msg and msg.type == Gst.MessageType.ERROR:
+        raise RuntimeError(msg.parse_error()[0].message)
+    pipeline.set_state(Gst.State.NULL)
+    for name in sinks:
+        assert len(got[name]) == frames, (name, len(got[name]))
+    return got
+
+
+def reference(launch_src, frames):
+    """The source's frames in system memory, packed, as NumPy bytes."""
+    got = run(launch_src + " ! appsink name=ref sync=false", ["ref"], frames)
+    out = []
+    for s in got["ref"]:
+        buf = s.get_buffer()
+        ok, m = buf.map(Gst.MapFlags.READ)
+        out.append(np.frombuffer(bytes(m.data), dtype=np.uint8))
+        buf.unmap(m)
+    return out
+
+
+def plane_view(packed, info, plane, shape):
+    """A packed frame's @plane as an array of @shape (elements)."""
+    off = info.offset[plane]
+    stride = info.stride[plane]
+    rows = shape[0]
+    row_bytes = int(np.prod(shape[1:]))
+    a = np.lib.stride_tricks.as_strided(packed[off:], (rows, stride))
+    return a[:, :row_bytes].reshape(shape)
+
+
+N = 3
+W, H = 97, 31
+SRC = ("videotestsrc num-buffers=%d pattern=smpte ! "
+       "video/x-raw,format=%%s,width=%d,height=%d" % (N, W, H))
+
+stream = c_p()
+cuda(cudart.cudaStreamCreate(ctypes.byref(stream)), "cudaStreamCreate")
+
+# ---- device frames: RGBA as [H, W, 4], NV12 per plane -------------------
+for fmt in ("RGBA", "NV12"):
+    ref = reference(SRC % fmt, N)
+    got = run(SRC % fmt + " ! pinnedupload ! appsink name=dev sync=false",
+              ["dev"], N)
+    info = GstVideo.VideoInfo.new_from_caps(got["dev"][0].get_caps())
+    for i, sample in enumerate(got["dev"]):
+        frame = GstPinned.Frame(sample)
+        check(frame.__dlpack_device__() == (kDLCUDA, 0),
+              "%s device frame on (kDLCUDA, 0)" % fmt)
+        targets = [frame] if fmt == "RGBA" else frame.planes()
+        for p, f in enumerate(targets):
+            before = sample.get_buffer().mini_object.refcount
+            capsule = f.__dlpack__(stream=stream.value)
+            check(sample.get_buffer().mini_object.refcount == before + 1,
+                  "%s: the capsule holds the buffer" % fmt)
+            arr, fields = consume(capsule, stream)
+            check(sample.get_buffer().mini_object.refcount == before,
+                  "%s: the deleter let the buffer go" % fmt)
+            shape = fields["shape"]
+            expect = plane_view(ref[i], GstVideo.VideoInfo.new_from_caps(
+                Gst.Caps.from_string("video/x-raw,format=%s,width=%d,"
+                                     "height=%d" % (fmt, W, H))),
+                p, shape)
+            check(np.array_equal(arr, expect),
+                  "%s frame %d plane %d: the tensor %r equals the source"
+                  % (fmt, i, p, shape))
+    if fmt == "NV12":
+        check(fields["shape"] == ((H + 1) // 2, (W + 1) // 2, 2),
+              "NV12 UV plane is [H/2, W/2, 2]: %r" % (fields["shape"],))
+
+# ---- RGBP of pinnedconvert as [3, H, W], and its page-locked twin --------
+launch = (SRC % "NV12" + " ! pinnedupload ! pinnedconvert ! "
+          "video/x-raw(memory:PinnedDevice),format=RGBP ! tee name=t "
+          "t. ! queue ! appsink name=dev sync=false "
+          "t. ! queue ! pinneddownload ! appsink name=host sync=false")
+got = run(launch, ["dev", "host"], N)
+for dev, host in zip(got["dev"], got["host"]):
+    frame = GstPinned.Frame(dev)
+    arr, fields = consume(frame.__dlpack__(stream=stream.value), stream)
+    check(fields["shape"] == (3, H, W) and fields["strides"][2] == 1,
+          "RGBP frame is [3, H, W]: %r %r" % (fields["shape"],
+                                               fields["strides"]))
+    hframe = GstPinned.Frame(host)
+    check(hframe.__dlpack_device__() == (kDLCPU, 0),
+          "page-locked frame is CPU memory to Python")
+    harr = np.from_dlpack(hframe)
+    check(harr.shape == (3, H, W) and harr.dtype == np.uint8,
+          "NumPy takes the page-locked frame: %r" % (harr.shape,))
+    check(np.array_equal(arr, harr),
+          "the device tensor equals the downloaded frame")
+    del harr
+
+# ---- a GPU consumer of page-locked memory: kDLCUDAHost on request --------
+hframe = GstPinned.Frame(got["host"][0])
+arr, fields = consume(hframe.__dlpack__(stream=stream.value,
+                                        dl_device=(kDLCUDAHost, 0)), stream)
+check(fields["device"][0] == kDLCUDAHost,
+      "page-locked frame as kDLCUDAHost for a GPU consumer: %r"
+      % (fields["device"],))
+check(np.array_equal(arr, np.from_dlpack(hframe)),
+      "the kDLCUDAHost tensor reads the same bytes")
+del hframe
+
+# ---- nvcodec's CUDA memory (cudaupload), where nvcodec is there ----------
+if Gst.ElementFactory.find("cudaupload") is not None:
+    ref = reference(SRC % "RGBA", N)
+    got_cuda = run(SRC % "RGBA" + " ! cudaupload ! "
+                   "video/x-raw(memory:CUDAMemory) ! appsink name=dev "
+                   "sync=false", ["dev"], N)
+    for i, sample in enumerate(got_cuda["dev"]):
+        frame = GstPinned.Frame(sample)
+        check(frame.__dlpack_device__() == (kDLCUDA, 0),
+              "CUDA memory frame on (kDLCUDA, 0)")
+        arr, fields = consume(frame.__dlpack__(stream=stream.value), stream)
+        info = GstVideo.VideoInfo.new_from_caps(Gst.Caps.from_string(
+            "video/x-raw,format=RGBA,width=%d,height=%d" % (W, H)))
+        check(np.array_equal(arr, plane_view(ref[i], info, 0,
+                                             fields["shape"])),
+              "CUDA memory frame %d: the tensor equals the source" % i)
+    del got_cuda, frame, sample
+else:
+    print("skipped: no cudaupload (nvcodec)")
+
+# ---- lifetime, streams, __cuda_array_interface__ -------------------------
+sample = got["dev"][0]
+buf = sample.get_buffer()
+frame = GstPinned.Frame(sample)
+before = buf.mini_object.refcount
+capsule = frame.__dlpack__(stream=-1)
+check(buf.mini_object.refcount == before + 1, "an unconsumed capsule holds")
+del capsule
+gc.collect()
+check(buf.mini_object.refcount == before,
+      "an unconsumed capsule's destructor runs the deleter")
+for bad in (0,):
+    try:
+        frame.__dlpack__(stream=bad)
+        check(False, "stream 0 refused")
+    except ValueError as e:
+        check("ambiguous" in str(e), "stream 0 refused: %s" % e)
+cai = frame.__cuda_array_interface__
+check(cai["version"] == 3 and cai["typestr"] == "|u1" and
+      cai["shape"] == (3, H, W) and cai["data"][0] == frame.data_ptr and
+      cai["stream"] == 1,
+      "__cuda_array_interface__: %r" % (cai,))
+check(buf.mini_object.refcount == before + 1,
+      "__cuda_array_interface__ holds the frame")
+frame.release()
+check(buf.mini_object.refcount == before, "release() lets it go")
+try:
+    GstPinned.Frame(got["dev"][0].get_buffer(),
+                    "video/x-raw,format=NV12,width=%d,height=%d" % (W, H)
+                    ).__dlpack__()
+    check(False, "NV12 as one tensor refused")
+except GLib.Error as e:
+    check("export each plane" in e.message, "NV12 as one tensor: %s"
+          % e.message)
+del frame, sample, buf, got
+
+# ---- the way back: a tensor of ours into appsrc ! pinneddownload ---------
+deleted = []
+
+
+class CudaTensor(object):
+    """A CUDA [H, W, 4] uint8 tensor with padded rows, as a framework
+    makes one, with __dlpack__."""
+
+    def __init__(self, array, pad=8, code=1, bits=8):
+        h, w, c = array.shape
+        self.shape = (ctypes.c_int64 * 3)(h, w, c)
+        self.strides = (ctypes.c_int64 * 3)(w * c + pad, c, 1)
+        self.size = (h - 1) * (w * c + pad) + w * c
+        self.data = c_p()
+        cuda(cudart.cudaMalloc(ctypes.byref(self.data), self.size),
+             "cudaMalloc")
+        padded = np.zeros((h, w * c + pad), dtype=np.uint8)
+        padded[:, :w * c] = array.reshape(h, w * c)
+        cuda(cudart.cudaMemcpy(self.data, padded.ctypes.data, self.size, H2D),
+             "cudaMemcpy")
+        self.managed = _DLManagedTensor()
+        t = self.managed.dl_tensor
+        t.data = self.data
+        t.device.device_type = kDLCUDA
+        t.ndim = 3
+        t.dtype.code, t.dtype.bits, t.dtype.lanes = code, bits, 1
+        t.shape = self.shape
+        t.strides = self.strides
+        self.deleter = _DELETER(self._delete)
+        self.managed.deleter = self.deleter
+        self.streams = []
+
+    def _delete(self, managed):
+        cudart.cudaFree(self.data)
+        deleted.append(self)
+
+    def __dlpack__(self, stream=None):
+        self.streams.append(stream)
+        return _capi.PyCapsule_New(ctypes.addressof(self.managed),
+                                   b"dltensor", None)
+
+
+frames = [np.random.RandomState(i).randint(0, 255, (H, W, 4),
+                                           dtype=np.uint8) for i in range(N)]
+pipeline = Gst.parse_launch("appsrc name=src format=time ! pinneddownload ! "
+                            "appsink name=sink sync=false")
+src = pipeline.get_by_name("src")
+sink = pipeline.get_by_name("sink")
+pipeline.set_state(Gst.State.PLAYING)
+tensors = []
+for i, a in enumerate(frames):
+    tensor = CudaTensor(a)
+    tensors.append(tensor)
+    buffer, caps = GstPinned.buffer_from_dlpack(
+        tensor, "video/x-raw,format=RGBA,framerate=30/1", with_caps=True)
+    if i == 0:
+        src.set_property("caps", caps)
+        check(caps.get_structure(0).get_value("width") == W,
+              "caps from the shape: %s" % caps.to_string())
+    buffer.pts = i * Gst.SECOND // 30
+    src.emit("push-buffer", buffer)
+    del buffer
+src.emit("end-of-stream")
+outs = []
+while True:
+    s = sink.emit("try-pull-sample", 10 * Gst.SECOND)
+    if s is None:
+        break
+    b = s.get_buffer()
+    ok, m = b.map(Gst.MapFlags.READ)
+    outs.append(np.frombuffer(bytes(m.data), dtype=np.uint8))
+    b.unmap(m)
+pipeline.set_state(Gst.State.NULL)
+del pipeline, src, sink
+gc.collect()
+check(len(outs) == N, "every tensor came out of pinneddownload")
+for i, (a, o) in enumerate(zip(frames, outs)):
+    check(np.array_equal(o[:a.size].reshape(a.shape), a),
+          "tensor %d came back bit-exact" % i)
+check(all(t.streams == [1] for t in tensors),
+      "the producer's stream defaults to the legacy default stream")
+check(len(deleted) == N, "every tensor's deleter ran once the buffer went "
+      "(%d of %d)" % (len(deleted), N))
+
+bad = CudaTensor(frames[0], code=2, bits=32)
+try:
+    GstPinned.buffer_from_dlpack(bad, "video/x-raw,format=RGBA")
+    check(False, "a float tensor refused")
+except GLib.Error as e:
+    check("uint8" in e.message, "a float tensor refused: %s" % e.message)
+check(bad in deleted, "a refused tensor's deleter ran")
+
+cuda(cudart.cudaStreamDestroy(stream), "cudaStreamDestroy")
+if failures:
+    print("%d check(s) failed" % len(failures))
+    sys.exit(1)
+print("all tensor checks passed")
