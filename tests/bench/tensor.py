@@ -24,8 +24,10 @@ Rows:
   tensor-out  torch-made 3840x2160 RGBA frames -> GstPinned.buffer_from_dlpack
               -> appsrc -> pinneddownload -> fakesink; against the D2H limit.
 
-Each row prints frames/s, GB/s, the ratio to its limit (and to the NumPy
-path), and the process's CPU time per frame (all threads). Device copies
+Each row prints frames/s from the 10th frame on (the start, where pools
+are allocated, is not the stream's rate; the NumPy path likewise), GB/s,
+the ratio to its limit (and to the NumPy path), and the process's CPU
+time per frame (all threads, whole run). Device copies
 between the upload and the torch kernel: the tensor's data_ptr is checked
 to be the frame's own memory (0 copies); with --callcount a child run with
 tests/bench's libpinnedcallcount.so preloaded also counts the CUDA copy
@@ -105,12 +107,22 @@ class Pusher(threading.Thread):
     pool does), or one made by make(i) at a time."""
 
     LIST = 32
+    # Frames pushed before the rate is timed: the start (pools allocated,
+    # page-locked at about 2 GB/s) is not the stream's rate.
+    WARMUP = 10
 
     def __init__(self, appsrc, buffers, seconds, make=None):
         super().__init__(daemon=True)
         self.appsrc, self.buffers, self.seconds = appsrc, buffers, seconds
         self.make = make
         self.pushed = 0
+        self.warm_at = self.warm_pushed = self.end_at = None
+
+    def rate(self):
+        """Frames/s from the WARMUP-th push on: a push that blocks on a
+        full appsrc waits for the pipeline, so this is its rate."""
+        return ((self.pushed - self.warm_pushed) /
+                (self.end_at - self.warm_at))
 
     def run(self):
         try:
@@ -134,6 +146,9 @@ class Pusher(threading.Thread):
             if ret != Gst.FlowReturn.OK:
                 break
             self.pushed = i
+            self.end_at = time.perf_counter()
+            if self.warm_at is None and i >= self.WARMUP:
+                self.warm_at, self.warm_pushed = self.end_at, i
 
 
 def page_locked_frames(ctx, info, count):
@@ -183,7 +198,8 @@ def tensor_in(fmt, width, height, seconds, numpy_path):
     pipeline.set_state(Gst.State.PLAYING)
     frames = 0
     copies = None
-    cpu0, t0 = time.process_time(), time.perf_counter()
+    warm_at = None
+    cpu0 = time.process_time()
     pusher.start()
     while True:
         sample = sink.try_pull_sample(10 * Gst.SECOND)
@@ -216,13 +232,20 @@ def tensor_in(fmt, width, height, seconds, numpy_path):
                         copies = 0 if t.data_ptr() == p.data_ptr else 1
         del t
         frames += 1
+        if frames == Pusher.WARMUP:
+            # the rate from here on, as the pipeline rows measure theirs
+            torch.cuda.synchronize()
+            warm_at = time.perf_counter()
     torch.cuda.synchronize()
-    elapsed = time.perf_counter() - t0
+    end_at = time.perf_counter()
     cpu = time.process_time() - cpu0
     pipeline.set_state(Gst.State.NULL)
     pusher.join()
     tensor_in.frames = frames
-    return frames / elapsed, cpu / max(frames, 1), info.size, copies
+    if warm_at is None:
+        raise RuntimeError("tensor-in: only %d frames" % frames)
+    return ((frames - Pusher.WARMUP) / (end_at - warm_at),
+            cpu / max(frames, 1), info.size, copies)
 
 
 def tensor_out(width, height, seconds):
@@ -247,19 +270,18 @@ def tensor_out(width, height, seconds):
                                             caps_str)
     pusher = Pusher(appsrc, None, seconds, make)
     pipeline.set_state(Gst.State.PLAYING)
-    cpu0, t0 = time.process_time(), time.perf_counter()
+    cpu0 = time.process_time()
     pusher.start()
     msg = pipeline.get_bus().timed_pop_filtered(
         (seconds + 60) * Gst.SECOND,
         Gst.MessageType.EOS | Gst.MessageType.ERROR)
-    elapsed = time.perf_counter() - t0
     cpu = time.process_time() - cpu0
     pipeline.set_state(Gst.State.NULL)
     pusher.join()
     if msg is None or msg.type == Gst.MessageType.ERROR:
         raise RuntimeError("tensor-out: %s" % (
             msg.parse_error()[0].message if msg else "no end of stream"))
-    return pusher.pushed / elapsed, cpu / max(pusher.pushed, 1), info.size
+    return pusher.rate(), cpu / max(pusher.pushed, 1), info.size
 
 
 def count_copies(fmt, width, height, seconds, what):
