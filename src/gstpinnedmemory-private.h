@@ -35,4 +35,12 @@ void                 gst_pinned_memory_wait_for_reuse (GstPinnedMemory * mem);
 G_GNUC_INTERNAL
 void                 gst_pinned_memory_pace_writer (GstPinnedMemory * mem);
 
+/* Wrapped storage (@mem of gst_pinned_allocator_wrap() with a notify):
+ * when @mem is freed while GPU work on it still runs, its notify is called
+ * on a release thread once that work is done, not after a wait on the
+ * thread that frees it. For storage whose owner may take it back from any
+ * thread (an application's tensor). */
+G_GNUC_INTERNAL
+void                 gst_pinned_memory_release_later (GstPinnedMemory * mem);
+
 G_END_DECLS

@@ -26,7 +26,10 @@
  *   source of an asynchronous copy is thus never written while the copy
  *   still reads it, and a copy's destination never read before it lands.
  * - Freeing waits for every fence: the DMA engine never touches freed
- *   memory.
+ *   memory. Wrapped storage whose owner asked for it
+ *   (gst_pinned_memory_release_later()) goes back on a thread of its own
+ *   once its fences signal, so that the thread that drops the memory (a
+ *   streaming thread, right after it enqueued a copy of it) does not wait.
  *
  * A fence of a stream supersedes that stream's older fences: a stream runs
  * its work in order. The readers of a memory are thus bounded by the number
@@ -65,6 +68,8 @@ typedef struct
    * instead of the allocator's free_data. */
   gpointer user_data;
   GDestroyNotify notify;
+  /* Its owner's release waits on the release thread, not on the caller. */
+  gboolean release_later;
 } GstPinnedMemoryImpl;
 
 typedef struct
@@ -589,30 +594,80 @@ gst_pinned_allocator_take_error (GstPinnedAllocator * allocator,
 }
 
 static void
+memory_finish (GstPinnedMemoryImpl * impl)
+{
+  gst_clear_pinned_fence (&impl->priv.writer);
+  g_ptr_array_unref (impl->priv.readers);
+  g_mutex_clear (&impl->priv.lock);
+  gst_object_unref (impl->mem.context);
+  g_free (impl);
+}
+
+/* The release thread: wrapped storage back to its owner once the copy
+ * engines are done with it. */
+static void
+release_when_idle (gpointer data, gpointer unused)
+{
+  GstPinnedMemoryImpl *impl = data;
+
+  gst_pinned_memory_wait (&impl->mem, GST_MAP_READWRITE, NULL);
+  GST_LOG ("releasing wrapped storage %p", impl->mem.data);
+  impl->notify (impl->user_data);
+  memory_finish (impl);
+}
+
+static gpointer
+release_pool_new (gpointer unused)
+{
+  return g_thread_pool_new (release_when_idle, NULL, 1, FALSE, NULL);
+}
+
+static void
 gst_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
 {
+  static GOnce release_pool = G_ONCE_INIT;
   GstPinnedAllocatorClass *klass = GST_PINNED_ALLOCATOR_GET_CLASS (allocator);
   GstPinnedMemory *mem = (GstPinnedMemory *) memory;
   GstPinnedMemoryImpl *impl = (GstPinnedMemoryImpl *) mem;
 
-  if (memory->parent == NULL) {
-    /* The copy engine may still read or write it. */
-    gst_pinned_memory_wait (mem, GST_MAP_READWRITE, NULL);
-
-    if (impl->notify) {
-      impl->notify (impl->user_data);
-    } else if (gst_pinned_context_push (mem->context, NULL)) {
-      klass->free_data (GST_PINNED_ALLOCATOR (allocator), mem->data);
-      gst_pinned_context_pop (mem->context);
-    }
-
-    gst_clear_pinned_fence (&impl->priv.writer);
-    g_ptr_array_unref (impl->priv.readers);
-    g_mutex_clear (&impl->priv.lock);
+  if (memory->parent != NULL) {
+    gst_object_unref (mem->context);
+    g_free (impl);
+    return;
   }
 
-  gst_object_unref (mem->context);
-  g_free (impl);
+  if (impl->notify && impl->release_later &&
+      !gst_pinned_memory_is_idle (mem, GST_MAP_READWRITE)) {
+    g_thread_pool_push (g_once (&release_pool, release_pool_new, NULL), impl,
+        NULL);
+    return;
+  }
+
+  /* The copy engine may still read or write it. */
+  gst_pinned_memory_wait (mem, GST_MAP_READWRITE, NULL);
+
+  if (impl->notify) {
+    impl->notify (impl->user_data);
+  } else if (gst_pinned_context_push (mem->context, NULL)) {
+    klass->free_data (GST_PINNED_ALLOCATOR (allocator), mem->data);
+    gst_pinned_context_pop (mem->context);
+  }
+  memory_finish (impl);
+}
+
+/**
+ * gst_pinned_memory_release_later: (skip)
+ * @mem: a #GstPinnedMemory of gst_pinned_allocator_wrap() with a notify
+ *
+ * Internal: see gstpinnedmemory-private.h.
+ */
+void
+gst_pinned_memory_release_later (GstPinnedMemory * mem)
+{
+  GstPinnedMemoryImpl *impl = (GstPinnedMemoryImpl *) mem;
+
+  g_return_if_fail (GST_MEMORY_CAST (mem)->parent == NULL);
+  impl->release_later = TRUE;
 }
 
 static GstMemory *

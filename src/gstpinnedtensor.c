@@ -54,6 +54,7 @@
 #include <dlpack/dlpack.h>
 
 #include "gstpinned-private.h"
+#include "gstpinnedmemory-private.h"
 #include "gst/pinned/gstpinnedtensor.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 #include "gst/pinned/gstpinneddevicememory.h"
@@ -1064,6 +1065,9 @@ gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
   mem = gst_pinned_allocator_wrap (GST_PINNED_ALLOCATOR (allocator),
       (guint8 *) t->data + t->byte_offset, span, 0, span, managed,
       imported_release);
+  /* Dropped right after a copy of it is enqueued (pinneddownload): the
+   * tensor goes back once that copy is done, without a wait there. */
+  gst_pinned_memory_release_later ((GstPinnedMemory *) mem);
   gst_object_unref (allocator);
   buffer = gst_buffer_new ();
   gst_buffer_append_memory (buffer, mem);

@@ -18,6 +18,18 @@
 #include <dlpack/dlpack.h>
 #include <gst/pinned/gstpinnedtensor.h>
 #include "pinnedtest.h"
+
+/* The deleter of a buffer freed while its fences are pending runs on the
+ * release thread once they signal: waited for here, up to 2 s. */
+static void
+wait_deleted (gint * deleted)
+{
+  gint64 until = g_get_monotonic_time () + pinned_test_ms (2000) * 1000;
+
+  while (g_atomic_int_get (deleted) == 0 && g_get_monotonic_time () < until)
+    g_usleep (1000);
+}
+
 #ifdef HAVE_CUDA_INTEROP
 #include <gst/cuda/gstcudamemory.h>
 #endif
@@ -875,6 +887,7 @@ GST_START_TEST (test_import_shapes)
             && meta->n_planes > 1 ? 1 : 0] * cases[i].bits / 8);
 
     check_import_download (buffer, out_caps, bytes, t, cases[i].bits);
+    wait_deleted (&deleted);
     fail_unless_equals_int (deleted, 1);
 
     g_free (bytes);
@@ -891,6 +904,56 @@ object_gone (gpointer data, GObject * where)
 {
   *(gboolean *) data = TRUE;
 }
+
+/* pinneddownload drops an imported buffer right after it enqueued the copy
+ * that reads it: its streaming thread does not wait for that copy, and the
+ * tensor's deleter runs only once the copy is done (stand-in: the copy held
+ * back). */
+GST_START_TEST (test_import_released_without_wait)
+{
+  const int64_t shape[3] = { 64, 96, 4 };
+  gint deleted = 0;
+  TestTensor *t;
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA");
+  GstCaps *out_caps = NULL;
+  GstStructure *stats;
+  GstHarness *h;
+  GstBuffer *buffer, *out;
+  GstVideoInfo info;
+  guint64 waits = G_MAXUINT64;
+
+  if (!pinned_test_is_fake ()) {
+    gst_caps_unref (caps);
+    return;
+  }
+  t = new_tensor (3, shape, NULL, 8, &deleted);
+  buffer = gst_pinned_tensor_import (&t->managed, caps, NULL, NULL,
+      &out_caps, NULL);
+  fail_unless (buffer != NULL);
+  fail_unless (gst_video_info_from_caps (&info, out_caps));
+
+  h = gst_harness_new ("pinneddownload");
+  g_object_set (h->element, "batch", 1, NULL);
+  gst_harness_set_caps (h, out_caps, gst_video_info_to_caps (&info));
+  fail_unless (pinned_test_set_copy_delay (pinned_test_ms (300)));
+  fail_unless_equals_int (gst_harness_push (h, buffer), GST_FLOW_OK);
+  /* the copy is still held back: the tensor is not given back yet */
+  fail_unless_equals_int (g_atomic_int_get (&deleted), 0);
+  g_object_get (h->element, "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "host-waits", &waits));
+  fail_unless_equals_int (waits, 0);
+  gst_structure_free (stats);
+
+  out = gst_harness_pull (h);
+  pinned_test_set_copy_delay (0);
+  wait_deleted (&deleted);
+  fail_unless_equals_int (deleted, 1);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
 
 /* An import into the application's context holds it while the buffer
  * lives, and not after: no cycle through its allocator. */
@@ -911,6 +974,7 @@ GST_START_TEST (test_import_context_lifetime)
   gst_object_unref (ctx);
   fail_if (gone, "the context went while a buffer of it lived");
   gst_buffer_unref (buffer);
+  wait_deleted (&deleted);
   fail_unless_equals_int (deleted, 1);
   fail_unless (gone, "the context outlived the imported buffer");
   gst_caps_unref (caps);
@@ -963,6 +1027,7 @@ download_sees_producer (gboolean producer_stream)
   gst_harness_teardown (h);
 
   fail_unless (cudaDeviceSynchronize () == 0);
+  wait_deleted (&deleted);
   fail_unless_equals_int (deleted, 1);
   fail_unless (cudaFree (data) == 0);
   cudaFreeHost (staging);
@@ -1226,6 +1291,7 @@ tensor_suite (void)
   tcase_add_test (tc, test_release_fence_of_writer);
   tcase_add_test (tc, test_import_shapes);
   tcase_add_test (tc, test_import_context_lifetime);
+  tcase_add_test (tc, test_import_released_without_wait);
   tcase_add_test (tc, test_import_records_producer_fence);
   tcase_add_test (tc, test_import_other_stream_reads_early);
   tcase_add_test (tc, test_import_refusals);
