@@ -894,10 +894,11 @@ gst_pinned_base_transform_transfer_output (GstPinnedBaseTransform * self,
       priv->batched = outbuf;
       return TRUE;
     }
-    /* In order: the batch's copies before this frame's. */
-    if (!flush_batch (self, error))
-      return FALSE;
   }
+  /* In order: the batch's copies before this frame's (a frame in another
+   * layout, or in memory that is not ours, such as pageable input). */
+  if (!flush_batch (self, error))
+    return FALSE;
 
   return transfer (self, src, outbuf, pageable, TRUE, error);
 }
