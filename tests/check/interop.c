@@ -638,7 +638,8 @@ GST_START_TEST (test_push_rule_consumer_sees_finished_frames)
 
 GST_END_TEST;
 
-/* The order buffers and the "marker" event reach a harness's sink pad. */
+/* The order buffers and the "marker" event (or the end of stream) reach
+ * a harness's sink pad. */
 static GstPadProbeReturn
 record_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -648,7 +649,8 @@ record_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     GST_OBJECT_LOCK (pad);
     g_string_append_c (order, 'B');
     GST_OBJECT_UNLOCK (pad);
-  } else if (gst_event_has_name (GST_PAD_PROBE_INFO_EVENT (info), "marker")) {
+  } else if (gst_event_has_name (GST_PAD_PROBE_INFO_EVENT (info), "marker") ||
+      GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
     GST_OBJECT_LOCK (pad);
     g_string_append_c (order, 'E');
     GST_OBJECT_UNLOCK (pad);
@@ -656,9 +658,11 @@ record_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-/* A serialized event after frames whose copies are held back leaves after
- * them: pinnedupload lets its window push them first. */
-GST_START_TEST (test_push_rule_events_stay_in_order)
+/* A serialized event after @n frames whose copies are held back leaves
+ * after them: pinnedupload lets its window push them first, the frame its
+ * task is waiting for too. */
+static void
+check_events_stay_in_order (guint n, GstEvent * event, const gchar * expected)
 {
   GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
       "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
@@ -666,7 +670,7 @@ GST_START_TEST (test_push_rule_events_stay_in_order)
   const Conf *c = &confs[1];
   GString *order = g_string_new (NULL);
   GstVideoInfo info;
-  GstBuffer *in;
+  GstBuffer *in[2], *out;
   gchar *seen;
   guint i;
 
@@ -675,26 +679,48 @@ GST_START_TEST (test_push_rule_events_stay_in_order)
       GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, record_order, order, NULL);
 
   hold_back_copies (element_of (h, "pinnedupload"));
-  for (i = 0; i < 2; i++) {
-    in = gst_harness_create_buffer (h, info.size);
-    pinned_test_fill_frame (in, &info, 200 + i);
-    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  for (i = 0; i < n; i++) {
+    in[i] = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in[i], &info, 200 + i);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
   }
-  fail_unless (gst_harness_push_event (h,
-          gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
-              gst_structure_new_empty ("marker"))));
-  for (i = 0; i < 2; i++)
-    gst_buffer_unref (gst_harness_pull (h));
+  fail_unless (gst_harness_push_event (h, event));
+  for (i = 0; i < n; i++) {
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless (pinned_test_frames_equal (in[i], out, &info),
+        "frame %u is wrong", i);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
 
   GST_OBJECT_LOCK (h->sinkpad);
   seen = g_strdup (order->str);
   GST_OBJECT_UNLOCK (h->sinkpad);
-  fail_unless_equals_string (seen, "BBE");
+  fail_unless_equals_string (seen, expected);
 
   pinned_test_reset ();
   gst_harness_teardown (h);
   g_string_free (order, TRUE);
   g_free (seen);
+}
+
+GST_START_TEST (test_push_rule_events_stay_in_order)
+{
+  check_events_stay_in_order (2,
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+          gst_structure_new_empty ("marker")), "BBE");
+}
+
+GST_END_TEST;
+
+/* One frame in flight: the window's task has taken it and waits for its
+ * held-back copy (the window's queue is empty); the end of stream still
+ * waits for it. */
+GST_START_TEST (test_push_rule_eos_after_the_last_frame)
+{
+  check_events_stay_in_order (1, gst_event_new_eos (), "BE");
 }
 
 GST_END_TEST;
@@ -1334,6 +1360,7 @@ interop_suite (void)
   tcase_add_test (tc, test_other_device_is_an_error);
   tcase_add_test (tc, test_push_rule_consumer_sees_finished_frames);
   tcase_add_test (tc, test_push_rule_events_stay_in_order);
+  tcase_add_test (tc, test_push_rule_eos_after_the_last_frame);
   tcase_add_test (tc, test_push_rule_window);
   tcase_add_test (tc, test_push_rule_control_pushed_at_once_is_wrong);
   tcase_add_test (tc, test_cuda_input_held_until_copied);
