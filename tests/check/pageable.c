@@ -673,6 +673,78 @@ GST_START_TEST (test_download_into_pageable)
 
 GST_END_TEST;
 
+/* The download into pageable memory, with the copy held back (on the
+ * stand-in it lands in pieces over its delay): when the transfer returns,
+ * the destination holds the new frame, not the one it held before nor a
+ * torn mix of both. Staged in the same layout (chunks copied out after
+ * their DMA), pitched through staging (copied out after the DMA into the
+ * block), and registered (the copy waited for: its memory has no
+ * fences). */
+GST_START_TEST (test_download_into_pageable_held_back)
+{
+  static const GstPinnedPageableMode dl_modes[] = {
+    GST_PINNED_PAGEABLE_STAGE, GST_PINNED_PAGEABLE_REGISTER,
+    GST_PINNED_PAGEABLE_AUTO,
+  };
+  PinnedTestDevice d;
+  GstPinnedPageable *pageable;
+  guint m, pad;
+
+  pinned_test_device_init (&d);
+  pageable = gst_pinned_pageable_new (d.ctx);
+  gst_pinned_pageable_set_threads (pageable, 3);
+
+  for (m = 0; m < G_N_ELEMENTS (dl_modes); m++) {
+    gst_pinned_pageable_set_mode (pageable, dl_modes[m]);
+    for (pad = 0; pad < 2; pad++) {
+      GstVideoInfo info;
+      GstBuffer *host[2], *dev[2], *dst;
+      guint i;
+
+      gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 1920, 1080);
+      for (i = 0; i < 2; i++) {
+        host[i] = gst_buffer_new_allocate (d.host, info.size, NULL);
+        pinned_test_fill_frame (host[i], &info, 40 + 2 * m + pad + 7 * i);
+        dev[i] = gst_buffer_new_allocate (d.device, info.size, NULL);
+        fail_unless (gst_pinned_transfer_video_frame (d.stream, &info,
+                host[i], dev[i], NULL));
+      }
+      fail_unless (gst_pinned_stream_synchronize (d.stream, NULL));
+      dst = pad ? pinned_test_new_padded_frame (&info, 64, 1) :
+          gst_buffer_new_allocate (NULL, info.size, NULL);
+
+      fail_unless (gst_pinned_transfer_video_frame_full (d.stream, &info,
+              dev[0], dst, pageable, NULL));
+      fail_unless (pinned_test_frames_equal (host[0], dst, &info));
+
+      if (!pinned_test_set_copy_delay (DELAY_MS))
+        pinned_test_delay_stream (d.stream, DELAY_MS);
+      fail_unless (gst_pinned_transfer_video_frame_full (d.stream, &info,
+              dev[1], dst, pageable, NULL));
+      pinned_test_reset ();
+      fail_unless (pinned_test_frames_equal (host[1], dst, &info),
+          "mode %d pad %u: the destination did not hold the new frame when "
+          "the transfer returned", dl_modes[m], pad);
+
+      gst_buffer_unref (dst);
+      for (i = 0; i < 2; i++) {
+        gst_buffer_unref (dev[i]);
+        gst_buffer_unref (host[i]);
+      }
+    }
+  }
+  fail_unless (gst_pinned_pageable_get_count (pageable,
+          GST_PINNED_PATH_STAGED) > 0);
+  fail_unless (gst_pinned_pageable_get_count (pageable,
+          GST_PINNED_PATH_REGISTERED) > 0);
+
+  fail_unless (gst_pinned_pageable_flush (pageable, NULL));
+  gst_object_unref (pageable);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 static const GstPinnedHostFlags flag_sets[] = {
   GST_PINNED_HOST_FLAGS_DEFAULT,
   0,
@@ -1083,6 +1155,7 @@ pageable_suite (void)
   tcase_add_test (tc, test_staging_threads_joined);
   tcase_add_loop_test (tc, test_changing_buffers, 0, 2);
   tcase_add_test (tc, test_download_into_pageable);
+  tcase_add_test (tc, test_download_into_pageable_held_back);
   tcase_add_loop_test (tc, test_host_flags, 0, G_N_ELEMENTS (flag_sets));
   tcase_add_loop_test (tc, test_element_flags, 0, 5);
   tcase_add_test (tc, test_copies_reuse_memory);
