@@ -579,6 +579,48 @@ GST_START_TEST (test_other_device_is_an_error)
 
 GST_END_TEST;
 
+/* The GstCudaContext that wraps a device's primary context retains it
+ * once more and releases that retain when its last reference goes:
+ * retains and releases balance (counted by the driver stand-in; fake
+ * only). */
+GST_START_TEST (test_primary_wrapper_releases_its_retain)
+{
+  /* libgstcuda opens the driver library locally: asked through a handle
+   * of our own (the same library). */
+  gpointer driver = pinned_test_is_fake () ?
+      dlopen ("libcuda.so.1", RTLD_LAZY) : NULL;
+  gint (*retained) (gint) = driver ?
+      dlsym (driver, "fakecuda_driver_primary_retained") : NULL;
+  GstPinnedContext *ctx;
+  GstCudaContext *cuda;
+  gint before;
+
+  if (retained == NULL) {
+    g_print ("not the driver stand-in: retains not counted\n");
+    if (driver)
+      dlclose (driver);
+    return;
+  }
+
+  before = retained (0);
+  ctx = gst_pinned_context_new (0, NULL);
+  fail_unless (ctx != NULL);
+  cuda = gst_pinned_context_get_cuda_context (ctx);
+  fail_unless (cuda != NULL);
+  fail_unless (retained (0) > before);
+
+  /* The wrapper outlives the context that made it, in an nvcodec
+   * element: it still holds the primary context. */
+  gst_object_unref (ctx);
+  fail_unless (retained (0) > before,
+      "the wrapper does not hold the primary context");
+  gst_object_unref (cuda);
+  fail_unless_equals_int (retained (0), before);
+  dlclose (driver);
+}
+
+GST_END_TEST;
+
 /* ---- the GStreamer 1.22 push rule ------------------------------------ */
 
 /* Holds the copies of @upload back: a pause of its stream only (the
@@ -1369,6 +1411,7 @@ interop_suite (void)
   tcase_add_test (tc, test_context_announced_and_answered);
   tcase_add_test (tc, test_other_device_is_an_error);
   tcase_add_test (tc, test_push_rule_consumer_sees_finished_frames);
+  tcase_add_test (tc, test_primary_wrapper_releases_its_retain);
   tcase_add_test (tc, test_push_rule_events_stay_in_order);
   tcase_add_test (tc, test_push_rule_eos_after_the_last_frame);
   tcase_add_test (tc, test_push_rule_window);

@@ -28,8 +28,11 @@
  * Graphics interop, modules and kernels are not supported (they fail).
  *
  * Control, through dlsym() as for the runtime stand-in:
- * fakecuda_driver_call_count() counts calls by name, and
- * fakecuda_driver_context_device() tells a context's device. */
+ * fakecuda_driver_call_count() counts calls by name,
+ * fakecuda_driver_context_device() tells a context's device, and
+ * fakecuda_driver_primary_retained() how many retains of a device's primary
+ * context are outstanding (cuDevicePrimaryCtxRetain less
+ * cuDevicePrimaryCtxRelease). */
 
 #include <glib.h>
 #include <string.h>
@@ -100,6 +103,7 @@ typedef struct
 /* Controls */
 guint64 fakecuda_driver_call_count (const char *function);
 int fakecuda_driver_context_device (CUcontext ctx);
+int fakecuda_driver_primary_retained (CUdevice dev);
 
 /* cuda.h, the names and versions libgstcuda 1.22 resolves */
 CUresult cuInit (unsigned int flags);
@@ -221,6 +225,19 @@ int
 fakecuda_driver_context_device (CUcontext ctx)
 {
   return ctx ? ctx->device : -1;
+}
+
+int
+fakecuda_driver_primary_retained (CUdevice dev)
+{
+  gint n;
+
+  if (dev < 0 || dev >= (CUdevice) G_N_ELEMENTS (primary))
+    return -1;
+  g_mutex_lock (&lock);
+  n = primary[dev].retained;
+  g_mutex_unlock (&lock);
+  return n;
 }
 
 static CUresult

@@ -15,6 +15,7 @@
  * memory that queued work still uses is caught. */
 
 #include <glib.h>
+#include <dlfcn.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "fakecuda.h"
@@ -490,6 +491,44 @@ test_event_flags (void)
   cudaEventDestroy (ev);
 }
 
+/* The driver stand-in (libcuda.so.1, opened as libgstcuda opens it)
+ * counts the retains of a device's primary context: each release takes
+ * one back, and a release without a retain fails, as in CUDA, so that a
+ * test can see them balance. */
+static void
+test_driver_primary_retains_counted (void)
+{
+  gpointer driver = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  int (*init) (unsigned int);
+  int (*retain) (void **, int);
+  int (*release) (int);
+  int (*retained) (int);
+  void *ctx = NULL, *again = NULL;
+
+  g_assert_nonnull (driver);
+  init = dlsym (driver, "cuInit");
+  retain = dlsym (driver, "cuDevicePrimaryCtxRetain");
+  release = dlsym (driver, "cuDevicePrimaryCtxRelease_v2");
+  retained = dlsym (driver, "fakecuda_driver_primary_retained");
+  g_assert_true (init && retain && release && retained);
+
+  g_assert_cmpint (init (0), ==, 0);
+  g_assert_cmpint (retained (1), ==, 0);
+  g_assert_cmpint (retain (&ctx, 1), ==, 0);
+  g_assert_cmpint (retain (&again, 1), ==, 0);
+  g_assert_true (ctx == again);
+  g_assert_cmpint (retained (1), ==, 2);
+  g_assert_cmpint (retained (0), ==, 0);
+  g_assert_cmpint (release (1), ==, 0);
+  g_assert_cmpint (retained (1), ==, 1);
+  g_assert_cmpint (release (1), ==, 0);
+  g_assert_cmpint (retained (1), ==, 0);
+  /* CUDA_ERROR_INVALID_CONTEXT */
+  g_assert_cmpint (release (1), ==, 201);
+  g_assert_cmpint (retained (1), ==, 0);
+  dlclose (driver);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -516,6 +555,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fakecuda/free-in-use-is-caught",
       test_free_in_use_is_caught);
   g_test_add_func ("/fakecuda/event-flags", test_event_flags);
+  g_test_add_func ("/fakecuda/driver-primary-retains-counted",
+      test_driver_primary_retains_counted);
 
   return g_test_run ();
 }
