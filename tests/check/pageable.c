@@ -679,16 +679,20 @@ GST_END_TEST;
  * torn mix of both. Staged in the same layout (chunks copied out after
  * their DMA), pitched through staging (copied out after the DMA into the
  * block), and registered (the copy waited for: its memory has no
- * fences). */
+ * fences). The destinations: fresh memory, padded rows, and a frame of
+ * whole pages that starts on a page (registered whole: no partial page at
+ * either end, whose copy would be synchronous anyway). */
 GST_START_TEST (test_download_into_pageable_held_back)
 {
   static const GstPinnedPageableMode dl_modes[] = {
     GST_PINNED_PAGEABLE_STAGE, GST_PINNED_PAGEABLE_REGISTER,
     GST_PINNED_PAGEABLE_AUTO,
   };
+  static const gchar *dst_names[] = { "fresh", "padded", "page-aligned" };
+  GstAllocationParams page = { 0, 4095, 0, 0 };
   PinnedTestDevice d;
   GstPinnedPageable *pageable;
-  guint m, pad;
+  guint m, k;
 
   pinned_test_device_init (&d);
   pageable = gst_pinned_pageable_new (d.ctx);
@@ -696,22 +700,26 @@ GST_START_TEST (test_download_into_pageable_held_back)
 
   for (m = 0; m < G_N_ELEMENTS (dl_modes); m++) {
     gst_pinned_pageable_set_mode (pageable, dl_modes[m]);
-    for (pad = 0; pad < 2; pad++) {
+    for (k = 0; k < G_N_ELEMENTS (dst_names); k++) {
       GstVideoInfo info;
       GstBuffer *host[2], *dev[2], *dst;
       guint i;
 
-      gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 1920, 1080);
+      /* 3 MiB: whole pages. */
+      gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 1024, 768);
       for (i = 0; i < 2; i++) {
         host[i] = gst_buffer_new_allocate (d.host, info.size, NULL);
-        pinned_test_fill_frame (host[i], &info, 40 + 2 * m + pad + 7 * i);
+        pinned_test_fill_frame (host[i], &info, 40 + 3 * m + k + 11 * i);
         dev[i] = gst_buffer_new_allocate (d.device, info.size, NULL);
         fail_unless (gst_pinned_transfer_video_frame (d.stream, &info,
                 host[i], dev[i], NULL));
       }
       fail_unless (gst_pinned_stream_synchronize (d.stream, NULL));
-      dst = pad ? pinned_test_new_padded_frame (&info, 64, 1) :
-          gst_buffer_new_allocate (NULL, info.size, NULL);
+      if (k == 1)
+        dst = pinned_test_new_padded_frame (&info, 64, 1);
+      else
+        dst = gst_buffer_new_allocate (NULL, info.size, k == 2 ? &page :
+            NULL);
 
       fail_unless (gst_pinned_transfer_video_frame_full (d.stream, &info,
               dev[0], dst, pageable, NULL));
@@ -723,8 +731,8 @@ GST_START_TEST (test_download_into_pageable_held_back)
               dev[1], dst, pageable, NULL));
       pinned_test_reset ();
       fail_unless (pinned_test_frames_equal (host[1], dst, &info),
-          "mode %d pad %u: the destination did not hold the new frame when "
-          "the transfer returned", dl_modes[m], pad);
+          "mode %d, %s destination: it did not hold the new frame when the "
+          "transfer returned", dl_modes[m], dst_names[k]);
 
       gst_buffer_unref (dst);
       for (i = 0; i < 2; i++) {
