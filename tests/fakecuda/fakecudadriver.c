@@ -22,7 +22,11 @@
  *
  * Contexts: a per-thread stack, as in CUDA. A context names a device; making
  * it current makes its device the runtime's current device (that is what
- * the runtime does with a current driver context). The primary context of
+ * the runtime does with a current driver context), and the context the
+ * runtime's: device memory belongs to the context it was allocated in, and
+ * a copy in another context that names it fails, as a device pointer is
+ * valid in its own context only (the runtime's primary context is the
+ * driver's primary context). The primary context of
  * each device is one object, retained and released with a count. Calls that
  * need a context fail with CUDA_ERROR_INVALID_CONTEXT when none is current.
  * Graphics interop, modules and kernels are not supported (they fail).
@@ -476,7 +480,8 @@ push (CUcontext ctx)
   cudaGetDevice (&entry.prev_device);
   /* A push only changes the thread's current context: it succeeds on a
    * context that holds a sticky error, whose calls then report it. */
-  fakecuda_make_current (ctx->device);
+  fakecuda_make_current_context (ctx->device,
+      ctx->primary ? 0 : (uintptr_t) ctx);
   g_array_append_val (get_stack (), entry);
   return CUDA_SUCCESS;
 }
@@ -491,7 +496,11 @@ pop (void)
     return NULL;
   entry = g_array_index (s, StackEntry, s->len - 1);
   g_array_set_size (s, s->len - 1);
-  fakecuda_make_current (entry.prev_device);
+  if (s->len && !g_array_index (s, StackEntry, s->len - 1).ctx->primary)
+    fakecuda_make_current_context (entry.prev_device,
+        (uintptr_t) g_array_index (s, StackEntry, s->len - 1).ctx);
+  else
+    fakecuda_make_current (entry.prev_device);
   return entry.ctx;
 }
 

@@ -11,8 +11,9 @@
  * kind than a simpler stand-in would be: the legacy default stream runs
  * asynchronously, stream handles are reused, failures can surface later and
  * stick (a faulting kernel drops the device's queued work), pageable
- * copies are bounds-checked, held-back copies land in pieces, and freeing
- * memory that queued work still uses is caught. */
+ * copies are bounds-checked, held-back copies land in pieces, freeing
+ * memory that queued work still uses is caught, device pointers are valid
+ * in their own context only, and the driver counts primary retains. */
 
 #include <glib.h>
 #include <dlfcn.h>
@@ -491,6 +492,36 @@ test_event_flags (void)
   cudaEventDestroy (ev);
 }
 
+/* A device pointer is valid in the context that allocated it only: a copy
+ * that names it in another context of the same device fails (as kernels
+ * would fault there), and succeeds back in its own. */
+static void
+test_pointers_valid_in_their_context (void)
+{
+  void *mine, *other, *host;
+
+  assert_cuda (cudaMalloc (&mine, 256), cudaSuccess);
+  assert_cuda (cudaHostAlloc (&host, 256, 0), cudaSuccess);
+  fakecuda_make_current_context (0, 0x1234);
+  assert_cuda (cudaMalloc (&other, 256), cudaSuccess);
+  assert_cuda (cudaMemcpy (host, other, 256, cudaMemcpyDeviceToHost),
+      cudaSuccess);
+  assert_cuda (cudaMemcpy (host, mine, 256, cudaMemcpyDeviceToHost),
+      cudaErrorInvalidValue);
+  assert_cuda (cudaMemcpy (other, mine, 256, cudaMemcpyDeviceToDevice),
+      cudaErrorInvalidValue);
+  fakecuda_make_current (0);
+  assert_cuda (cudaMemcpy (host, other, 256, cudaMemcpyDeviceToHost),
+      cudaErrorInvalidValue);
+  assert_cuda (cudaMemcpy (host, mine, 256, cudaMemcpyDeviceToHost),
+      cudaSuccess);
+  fakecuda_make_current_context (0, 0x1234);
+  assert_cuda (cudaFree (other), cudaSuccess);
+  fakecuda_make_current (0);
+  assert_cuda (cudaFree (mine), cudaSuccess);
+  assert_cuda (cudaFreeHost (host), cudaSuccess);
+}
+
 /* The driver stand-in (libcuda.so.1, opened as libgstcuda opens it)
  * counts the retains of a device's primary context: each release takes
  * one back, and a release without a retain fails, as in CUDA, so that a
@@ -555,6 +586,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fakecuda/free-in-use-is-caught",
       test_free_in_use_is_caught);
   g_test_add_func ("/fakecuda/event-flags", test_event_flags);
+  g_test_add_func ("/fakecuda/pointers-valid-in-their-context",
+      test_pointers_valid_in_their_context);
   g_test_add_func ("/fakecuda/driver-primary-retains-counted",
       test_driver_primary_retains_counted);
 
