@@ -579,6 +579,74 @@ GST_START_TEST (test_other_device_is_an_error)
 
 GST_END_TEST;
 
+/* CUDA memory of another CUDA context of the same device (elements that
+ * did not share one): its pointers are not valid in ours, so the download
+ * refuses it with an element error that says so, and copies nothing. Ours
+ * is the primary context (the application's gst.pinned.context), theirs
+ * one that libgstcuda created. */
+GST_START_TEST (test_other_context_same_device_is_an_error)
+{
+  const Conf *c = &confs[0];
+  GstPinnedContext *ours = gst_pinned_context_new (0, NULL);
+  GstCudaContext *theirs = gst_cuda_context_new (0);
+  GstElement *download =
+      gst_object_ref_sink (gst_element_factory_make ("pinneddownload", NULL));
+  GstContext *context = gst_context_new_pinned_context (ours);
+  GstBus *bus = gst_bus_new ();
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (c, &info), *cuda_caps = cuda_caps_of (&info);
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstBuffer *cuda_buf;
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *debug = NULL;
+  GstHarness *h;
+
+  fail_unless (ours != NULL && theirs != NULL);
+  fail_unless (gst_pinned_context_get_handle (ours) !=
+      gst_cuda_context_get_handle (theirs));
+  gst_element_set_context (download, context);
+  gst_context_unref (context);
+  gst_element_set_bus (download, bus);
+  h = gst_harness_new_with_element (download, "sink", "src");
+  gst_harness_set_caps (h, gst_caps_ref (cuda_caps), gst_caps_ref (caps));
+
+  gst_cuda_memory_init_once ();
+  pool = gst_cuda_buffer_pool_new (theirs);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, cuda_caps, info.size, 1, 0);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
+          NULL), GST_FLOW_OK);
+
+  fail_unless_equals_int (gst_harness_push (h, cuda_buf), GST_FLOW_ERROR);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "CUDA memory of another context was taken");
+  gst_message_parse_error (msg, &error, &debug);
+  fail_unless (strstr (debug, "another CUDA context") != NULL, "%s", debug);
+
+  g_clear_error (&error);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_harness_teardown (h);
+  gst_element_set_bus (download, NULL);
+  gst_object_unref (download);
+  gst_object_unref (bus);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  gst_caps_unref (cuda_caps);
+  gst_object_unref (theirs);
+  gst_object_unref (ours);
+}
+
+GST_END_TEST;
+
 /* The GstCudaContext that wraps a device's primary context retains it
  * once more and releases that retain when its last reference goes:
  * retains and releases balance (counted by the driver stand-in; fake
@@ -1411,6 +1479,7 @@ interop_suite (void)
   tcase_add_test (tc, test_context_announced_and_answered);
   tcase_add_test (tc, test_other_device_is_an_error);
   tcase_add_test (tc, test_push_rule_consumer_sees_finished_frames);
+  tcase_add_test (tc, test_other_context_same_device_is_an_error);
   tcase_add_test (tc, test_primary_wrapper_releases_its_retain);
   tcase_add_test (tc, test_push_rule_events_stay_in_order);
   tcase_add_test (tc, test_push_rule_eos_after_the_last_frame);
