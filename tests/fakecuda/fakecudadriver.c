@@ -329,6 +329,13 @@ cuInit (unsigned int flags)
   int n = 0;
 
   ENTER ();
+  /* FAKECUDA_DRIVER_INIT=fail: the driver library loads but does not
+   * initialise, while the runtime works. What a library that falls back
+   * to the runtime without a driver context then does is tested on the
+   * stand-in too (the runtime's cudaSetDevice path of
+   * gst_pinned_context_push(), which builds without cuda-interop take). */
+  if (g_strcmp0 (g_getenv ("FAKECUDA_DRIVER_INIT"), "fail") == 0)
+    return CUDA_ERROR_NO_DEVICE;
   if (cudaGetDeviceCount (&n) != cudaSuccess || n == 0)
     return CUDA_ERROR_NO_DEVICE;
   initialized = TRUE;
