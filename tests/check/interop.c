@@ -370,6 +370,79 @@ GST_START_TEST (test_context_adopted_download)
 
 GST_END_TEST;
 
+/* Links @a's src pad to @b's sink pad, outside any bin. */
+static gboolean
+link_alone (GstElement * a, GstElement * b)
+{
+  GstPad *src = gst_element_get_static_pad (a, "src");
+  GstPad *sink = gst_element_get_static_pad (b, "sink");
+  gboolean ok = gst_pad_link (src, sink) == GST_PAD_LINK_OK;
+
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  return ok;
+}
+
+/* The same, with the two linked outside any bin (whose context cache
+ * would hand cudaupload's announcement on): the only route is the
+ * download's gst.cuda.context query to its neighbour, at caps time. */
+GST_START_TEST (test_context_adopted_from_neighbour_alone)
+{
+  GstElement *up = gst_object_ref_sink (gst_element_factory_make
+      ("cudaupload", NULL));
+  GstElement *filter = gst_object_ref_sink (gst_element_factory_make
+      ("capsfilter", NULL));
+  GstElement *down = gst_object_ref_sink (gst_element_factory_make
+      ("pinneddownload", NULL));
+  GstHarness *hdown, *hup;
+  GstCudaContext *seen, *ours;
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (&confs[0], &info), *cuda_caps;
+  GstBuffer *in, *out;
+  GstPinnedContext *ctx;
+
+  cuda_caps = cuda_caps_of (&info);
+  g_object_set (filter, "caps", cuda_caps, NULL);
+  gst_caps_unref (cuda_caps);
+  fail_unless (link_alone (up, filter) && link_alone (filter, down));
+  watch_cuda_memory (down, "sink", &seen);
+  hdown = gst_harness_new_with_element (down, NULL, "src");
+  gst_harness_set_sink_caps (hdown, gst_caps_ref (caps));
+  fail_unless_equals_int (gst_element_set_state (filter, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_SUCCESS);
+  hup = gst_harness_new_with_element (up, "sink", NULL);
+  gst_harness_set_src_caps (hup, gst_caps_ref (caps));
+
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  pinned_test_fill_frame (in, &info, 5);
+  fail_unless_equals_int (gst_harness_push (hup, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (hdown);
+  fail_unless (out != NULL);
+  fail_unless (pinned_test_frames_equal (in, out, &info));
+
+  ctx = gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM
+      (down));
+  fail_unless (ctx != NULL && seen != NULL);
+  ours = gst_pinned_context_get_cuda_context (ctx);
+  fail_unless (ours == seen, "pinneddownload did not adopt its neighbour's "
+      "CUDA context");
+
+  gst_object_unref (ours);
+  gst_object_unref (seen);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (hup);
+  gst_element_set_state (filter, GST_STATE_NULL);
+  gst_harness_teardown (hdown);
+  gst_caps_unref (caps);
+  gst_object_unref (up);
+  gst_object_unref (filter);
+  gst_object_unref (down);
+}
+
+GST_END_TEST;
+
 /* We first: pinneddownload with a device-id opens its device at start,
  * before cudaupload, and announces the primary context; cudaupload joins
  * it. */
@@ -1473,6 +1546,7 @@ interop_suite (void)
   tcase_add_test (tc, test_cuda_memory_not_batched);
   tcase_add_test (tc, test_caps_preference);
   tcase_add_test (tc, test_context_adopted_download);
+  tcase_add_test (tc, test_context_adopted_from_neighbour_alone);
   tcase_add_test (tc, test_context_joined_download);
   tcase_add_test (tc, test_context_adopted_upload);
   tcase_add_test (tc, test_context_joined_upload);
