@@ -19,6 +19,7 @@
 
 #include <string.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <cuda_runtime_api.h>
 #include "pinnedtest.h"
 
@@ -558,6 +559,66 @@ GST_START_TEST (test_staging_threads_joined)
   if (pinned_test_is_fake ())
     fail_unless (threads_down_to (before), "%u threads where %u were before",
         count_threads (), before);
+}
+
+GST_END_TEST;
+
+/* A flush (as stop) returns only once the staging threads are done: no
+ * worker touches the context afterwards (it would be a freed one after a
+ * stop). A download staged on eight threads hands each worker a task
+ * that pushes the context first, and the caller copies what the workers
+ * have not taken: tasks may still be queued when the download returns.
+ * After the flush, no context is pushed any more (counted by the driver
+ * stand-in; fake only). */
+GST_START_TEST (test_staging_workers_done_when_flush_returns)
+{
+  gpointer driver = pinned_test_is_fake () ?
+      dlopen ("libcuda.so.1", RTLD_LAZY) : NULL;
+  guint64 (*calls) (const char *) = driver ?
+      dlsym (driver, "fakecuda_driver_call_count") : NULL;
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBuffer *host, *dev, *dst;
+  guint round;
+
+  if (calls == NULL) {
+    g_print ("not the driver stand-in: context pushes not counted\n");
+    if (driver)
+      dlclose (driver);
+    return;
+  }
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 1920, 1080);
+  host = gst_buffer_new_allocate (d.host, info.size, NULL);
+  pinned_test_fill_frame (host, &info, 77);
+  dev = gst_buffer_new_allocate (d.device, info.size, NULL);
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, host, dev,
+          NULL));
+  dst = gst_buffer_new_allocate (NULL, info.size, NULL);
+
+  for (round = 0; round < 20; round++) {
+    GstPinnedPageable *pageable = gst_pinned_pageable_new (d.ctx);
+    guint64 pushes;
+
+    gst_pinned_pageable_set_mode (pageable, GST_PINNED_PAGEABLE_STAGE);
+    gst_pinned_pageable_set_threads (pageable, 8);
+    fail_unless (gst_pinned_transfer_video_frame_full (d.stream, &info, dev,
+            dst, pageable, NULL));
+    fail_unless (gst_pinned_pageable_flush (pageable, NULL));
+    pushes = calls ("cuCtxPushCurrent_v2");
+    g_usleep (pinned_test_ms (20) * 1000);
+    fail_unless (calls ("cuCtxPushCurrent_v2") == pushes, "round %u: a "
+        "staging worker pushed the context after the flush returned", round);
+    gst_object_unref (pageable);
+  }
+  fail_unless (pinned_test_frames_equal (host, dst, &info));
+
+  gst_buffer_unref (dst);
+  gst_buffer_unref (dev);
+  gst_buffer_unref (host);
+  pinned_test_device_clear (&d);
+  dlclose (driver);
 }
 
 GST_END_TEST;
@@ -1161,6 +1222,7 @@ pageable_suite (void)
   tcase_add_test (tc, test_staging_buffer_not_reused_early);
   tcase_add_test (tc, test_registration_lives_with_memory);
   tcase_add_test (tc, test_staging_threads_joined);
+  tcase_add_test (tc, test_staging_workers_done_when_flush_returns);
   tcase_add_loop_test (tc, test_changing_buffers, 0, 2);
   tcase_add_test (tc, test_download_into_pageable);
   tcase_add_test (tc, test_download_into_pageable_held_back);
