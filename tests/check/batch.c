@@ -671,8 +671,7 @@ GST_START_TEST (test_batch_gpu_time_per_frame)
     fail_unless_equals_uint64 (samples, 4);
     fail_unless (per_frame >= delay_ms * GST_MSECOND &&
         per_frame < 2 * delay_ms * GST_MSECOND, "%s: %" G_GUINT64_FORMAT
-        " ns a frame for copies of %u ms each", names[i], per_frame,
-        delay_ms);
+        " ns a frame for copies of %u ms each", names[i], per_frame, delay_ms);
   }
   gst_harness_teardown (h);
 }
