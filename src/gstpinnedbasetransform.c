@@ -1214,6 +1214,12 @@ gst_pinned_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       GST_PINNED_BASE_TRANSFORM_GET_CLASS (self);
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
 
+  /* A renegotiation that downstream asked for (RECONFIGURE) comes here
+   * before the next frame, not after a serialized event: the frames of a
+   * partial batch go first, under the caps they were made for. */
+  if (push_batch (self) != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (self, "pushing the batch before new caps failed");
+
 #ifdef HAVE_CUDA_INTEROP
   /* CUDA memory in: its device pointers are valid in upstream's context
    * only, so that one comes first. */
