@@ -763,6 +763,88 @@ GST_START_TEST (test_primary_wrapper_releases_its_retain)
 
 GST_END_TEST;
 
+/* What reaches a harness's sink pad, in order: 'C' caps in gst-pinned
+ * device memory, 'K' caps in CUDA memory, 'P' a frame in gst-pinned
+ * device memory, 'U' one in CUDA memory. */
+static GstPadProbeReturn
+record_memory_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GString *order = data;
+  gchar c = 0;
+
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstMemory *mem =
+        gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info), 0);
+
+    c = gst_is_pinned_device_memory (mem) ? 'P' :
+        gst_is_cuda_memory (mem) ? 'U' : '?';
+  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
+      GST_EVENT_CAPS) {
+    GstCaps *caps;
+
+    gst_event_parse_caps (GST_PAD_PROBE_INFO_EVENT (info), &caps);
+    c = gst_pinned_caps_is_cuda (caps) ? 'K' : 'C';
+  }
+  if (c) {
+    GST_OBJECT_LOCK (pad);
+    g_string_append_c (order, c);
+    GST_OBJECT_UNLOCK (pad);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* Downstream renegotiates (RECONFIGURE) from gst-pinned device memory to
+ * CUDA memory while the upload holds a partial batch: the held frames
+ * leave first, under the caps they were made for, then the new caps and
+ * the frames in CUDA memory (which is never batched). */
+GST_START_TEST (test_batch_before_renegotiation_to_cuda_memory)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload batch=4 "
+      "batch-timeout=1000000");
+  GString *order = g_string_new (NULL);
+  GstVideoInfo info;
+  GstBuffer *in[3], *out;
+  gchar *seen;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:PinnedDevice),"
+      "format=NV12,width=64,height=48,framerate=30/1");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=NV12,width=64,"
+      "height=48,framerate=30/1");
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, record_memory_order, order, NULL);
+
+  for (i = 0; i < 3; i++) {
+    in[i] = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in[i], &info, 60 + i);
+    if (i == 2)
+      gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory),"
+          "format=NV12,width=64,height=48,framerate=30/1");
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < 3; i++) {
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless (pinned_test_frames_equal (in[i], out, &info),
+        "frame %u is wrong", i);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+
+  GST_OBJECT_LOCK (h->sinkpad);
+  seen = g_strdup (order->str);
+  GST_OBJECT_UNLOCK (h->sinkpad);
+  fail_unless_equals_string (seen, "PPKU");
+  g_free (seen);
+  g_string_free (order, TRUE);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* ---- the GStreamer 1.22 push rule ------------------------------------ */
 
 /* Holds the copies of @upload back: a pause of its stream only (the
@@ -1556,6 +1638,7 @@ interop_suite (void)
   tcase_add_test (tc, test_push_rule_consumer_sees_finished_frames);
   tcase_add_test (tc, test_other_context_same_device_is_an_error);
   tcase_add_test (tc, test_primary_wrapper_releases_its_retain);
+  tcase_add_test (tc, test_batch_before_renegotiation_to_cuda_memory);
   tcase_add_test (tc, test_push_rule_events_stay_in_order);
   tcase_add_test (tc, test_push_rule_eos_after_the_last_frame);
   tcase_add_test (tc, test_push_rule_window);
