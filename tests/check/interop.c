@@ -778,8 +778,7 @@ record_memory_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 
     c = gst_is_pinned_device_memory (mem) ? 'P' :
         gst_is_cuda_memory (mem) ? 'U' : '?';
-  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
-      GST_EVENT_CAPS) {
+  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_CAPS) {
     GstCaps *caps;
 
     gst_event_parse_caps (GST_PAD_PROBE_INFO_EVENT (info), &caps);
