@@ -648,7 +648,7 @@ GST_END_TEST;
  * a frame about DELAY. */
 GST_START_TEST (test_batch_gpu_time_per_frame)
 {
-  const guint delay_ms = 20;
+  const guint delay_ms = pinned_test_ms (20);
   GstVideoInfo info;
   GstHarness *h = new_pair (&info, "NV12", 64, 48);
   const gchar *names[] = { "pinnedupload", "pinneddownload" };
