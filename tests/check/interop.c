@@ -1000,6 +1000,43 @@ GST_START_TEST (test_push_rule_eos_after_the_last_frame)
 
 GST_END_TEST;
 
+/* A drain query from upstream (a decoder about to replace its pool asks
+ * one) returns only once the frames before it, whose copies are held
+ * back in the window, reached downstream. */
+GST_START_TEST (test_push_rule_drain_query_after_frames)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw");
+  GstVideoInfo info;
+  GstQuery *query;
+  GstBuffer *in[2], *out;
+  guint i;
+
+  push_one (h, &confs[1], &info);
+  hold_back_copies (element_of (h, "pinnedupload"));
+  for (i = 0; i < 2; i++) {
+    in[i] = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in[i], &info, 300 + i);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+  query = gst_query_new_drain ();
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  gst_query_unref (query);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  for (i = 0; i < 2; i++) {
+    out = gst_harness_pull (h);
+    fail_unless (pinned_test_frames_equal (in[i], out, &info));
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+  pinned_test_reset ();
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* The copy into CUDA memory of the shared context, as pinnedupload makes
  * it, with the copy held back; pushed to cudadownload either at once or
  * through a window. */
@@ -1640,6 +1677,7 @@ interop_suite (void)
   tcase_add_test (tc, test_batch_before_renegotiation_to_cuda_memory);
   tcase_add_test (tc, test_push_rule_events_stay_in_order);
   tcase_add_test (tc, test_push_rule_eos_after_the_last_frame);
+  tcase_add_test (tc, test_push_rule_drain_query_after_frames);
   tcase_add_test (tc, test_push_rule_window);
   tcase_add_test (tc, test_push_rule_control_pushed_at_once_is_wrong);
   tcase_add_test (tc, test_cuda_input_held_until_copied);
