@@ -1037,51 +1037,6 @@ GST_START_TEST (test_push_rule_drain_query_after_frames)
 
 GST_END_TEST;
 
-/* FLUSH_START empties the window: frames whose copies were held back
- * before a flush never come; the first frame after it does, right. */
-GST_START_TEST (test_push_rule_flush_empties_window)
-{
-  GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
-      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
-      "capsfilter caps=video/x-raw");
-  GstVideoInfo info;
-  GstSegment segment;
-  GstBuffer *in, *out;
-  guint i;
-
-  push_one (h, &confs[1], &info);
-  hold_back_copies (element_of (h, "pinnedupload"));
-  for (i = 0; i < 2; i++) {
-    in = gst_harness_create_buffer (h, info.size);
-    pinned_test_fill_frame (in, &info, 400 + i);
-    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-  }
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  gst_segment_init (&segment, GST_FORMAT_TIME);
-  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
-  while ((out = gst_harness_try_pull (h)))
-    gst_buffer_unref (out);
-
-  in = gst_harness_create_buffer (h, info.size);
-  pinned_test_fill_frame (in, &info, 410);
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
-      GST_FLOW_OK);
-  out = gst_harness_pull (h);
-  fail_unless (out != NULL);
-  fail_unless (pinned_test_frames_equal (in, out, &info),
-      "a frame from before the flush came after it");
-  gst_buffer_unref (out);
-  gst_buffer_unref (in);
-  g_usleep (DELAY_MS * 1000);
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
-
-  pinned_test_reset ();
-  gst_harness_teardown (h);
-}
-
-GST_END_TEST;
-
 /* The copy into CUDA memory of the shared context, as pinnedupload makes
  * it, with the copy held back; pushed to cudadownload either at once or
  * through a window. */
@@ -1723,7 +1678,6 @@ interop_suite (void)
   tcase_add_test (tc, test_push_rule_events_stay_in_order);
   tcase_add_test (tc, test_push_rule_eos_after_the_last_frame);
   tcase_add_test (tc, test_push_rule_drain_query_after_frames);
-  tcase_add_test (tc, test_push_rule_flush_empties_window);
   tcase_add_test (tc, test_push_rule_window);
   tcase_add_test (tc, test_push_rule_control_pushed_at_once_is_wrong);
   tcase_add_test (tc, test_cuda_input_held_until_copied);
