@@ -1037,6 +1037,84 @@ GST_START_TEST (test_push_rule_drain_query_after_frames)
 
 GST_END_TEST;
 
+/* Buffers that leave the upload between a FLUSH_STOP and the next
+ * segment: frames from before the flush (dropped here, counted). */
+static GstPadProbeReturn
+count_after_flush (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  gint *state = data;           /* [0]: 1 after a FLUSH_STOP; [1]: count */
+
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER) {
+    if (g_atomic_int_get (&state[0])) {
+      g_atomic_int_inc (&state[1]);
+      return GST_PAD_PROBE_DROP;
+    }
+  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
+      GST_EVENT_FLUSH_STOP) {
+    g_atomic_int_set (&state[0], 1);
+  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
+      GST_EVENT_SEGMENT) {
+    g_atomic_int_set (&state[0], 0);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* FLUSH_START empties the window: frames whose copies were held back
+ * before a flush never come (the one the window's task has taken and
+ * waits for neither); the first frame after it does, right. */
+GST_START_TEST (test_push_rule_flush_empties_window)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw");
+  GstPad *src;
+  gint state[2] = { 0, 0 };
+  GstVideoInfo info;
+  GstSegment segment;
+  GstBuffer *in, *out;
+  guint i;
+
+  push_one (h, &confs[1], &info);
+  src = gst_element_get_static_pad (element_of (h, "pinnedupload"), "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+      count_after_flush, state, NULL);
+  hold_back_copies (element_of (h, "pinnedupload"));
+  for (i = 0; i < 2; i++) {
+    in = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in, &info, 400 + i);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  /* Let the window's task take the first frame and wait for its copy. */
+  g_usleep (DELAY_MS * 1000 / 4);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  fail_unless_equals_int (g_atomic_int_get (&state[1]), 0);
+  while ((out = gst_harness_try_pull (h)))
+    gst_buffer_unref (out);
+
+  in = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in, &info, 410);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  fail_unless (pinned_test_frames_equal (in, out, &info),
+      "a frame from before the flush came after it");
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  g_usleep (DELAY_MS * 1000);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  pinned_test_reset ();
+  gst_harness_teardown (h);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
 /* The copy into CUDA memory of the shared context, as pinnedupload makes
  * it, with the copy held back; pushed to cudadownload either at once or
  * through a window. */
@@ -1678,6 +1756,7 @@ interop_suite (void)
   tcase_add_test (tc, test_push_rule_events_stay_in_order);
   tcase_add_test (tc, test_push_rule_eos_after_the_last_frame);
   tcase_add_test (tc, test_push_rule_drain_query_after_frames);
+  tcase_add_test (tc, test_push_rule_flush_empties_window);
   tcase_add_test (tc, test_push_rule_window);
   tcase_add_test (tc, test_push_rule_control_pushed_at_once_is_wrong);
   tcase_add_test (tc, test_cuda_input_held_until_copied);
