@@ -268,8 +268,10 @@ gst_pinned_window_drain (GstPinnedWindow * self)
  * @flushing: %TRUE on FLUSH_START, %FALSE on FLUSH_STOP
  *
  * Flushing drops the buffers of the window (their GPU work finishes
- * first), makes gst_pinned_window_push() refuse new ones and wakes up a
- * push that waits. Ending it clears an earlier flow error too.
+ * first), the one its task has taken too, makes gst_pinned_window_push()
+ * refuse new ones and wakes up a push that waits. Ending it waits until
+ * the task has dropped the buffer it took, and clears an earlier flow
+ * error.
  *
  * Since: 0.1
  */
