@@ -384,6 +384,12 @@ gst_pinned_upload_query (GstBaseTransform * trans, GstPadDirection direction,
     }
   }
 
+  /* Upstream's serialized queries (a drain) come after the frames it sent
+   * before them, as serialized events do: the window pushes those first. */
+  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query) &&
+      GST_PINNED_UPLOAD (trans)->window)
+    gst_pinned_window_drain (GST_PINNED_UPLOAD (trans)->window);
+
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
 }

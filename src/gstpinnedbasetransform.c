@@ -894,10 +894,11 @@ gst_pinned_base_transform_transfer_output (GstPinnedBaseTransform * self,
       priv->batched = outbuf;
       return TRUE;
     }
-    /* In order: the batch's copies before this frame's. */
-    if (!flush_batch (self, error))
-      return FALSE;
   }
+  /* In order: the batch's copies before this frame's (a frame in another
+   * layout, or in memory that is not ours, such as pageable input). */
+  if (!flush_batch (self, error))
+    return FALSE;
 
   return transfer (self, src, outbuf, pageable, TRUE, error);
 }
@@ -1212,6 +1213,12 @@ gst_pinned_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstPinnedBaseTransformClass *klass =
       GST_PINNED_BASE_TRANSFORM_GET_CLASS (self);
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
+
+  /* A renegotiation that downstream asked for (RECONFIGURE) comes here
+   * before the next frame, not after a serialized event: the frames of a
+   * partial batch go first, under the caps they were made for. */
+  if (push_batch (self) != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (self, "pushing the batch before new caps failed");
 
 #ifdef HAVE_CUDA_INTEROP
   /* CUDA memory in: its device pointers are valid in upstream's context

@@ -107,6 +107,13 @@ gst_pinned_window_loop (GstPinnedWindow * self)
   /* The host waits here, not the streaming thread. */
   if (gst_pinned_buffer_wait (entry->fenced, GST_MAP_READWRITE, &error)) {
     gst_clear_buffer (&entry->fenced);
+    /* A flush came while the frame's copy ran: the frame is from before
+     * it, dropped as the queued ones were. set_flushing (FALSE) waits for
+     * this, so that no such frame follows a flush. */
+    g_mutex_lock (&self->lock);
+    if (self->flushing)
+      gst_clear_buffer (&entry->buffer);
+    g_mutex_unlock (&self->lock);
     if (entry->buffer) {
       GST_LOG_OBJECT (self, "pushing %" GST_PTR_FORMAT, entry->buffer);
       ret = gst_pad_push (self->pad, g_steal_pointer (&entry->buffer));
@@ -261,8 +268,10 @@ gst_pinned_window_drain (GstPinnedWindow * self)
  * @flushing: %TRUE on FLUSH_START, %FALSE on FLUSH_STOP
  *
  * Flushing drops the buffers of the window (their GPU work finishes
- * first), makes gst_pinned_window_push() refuse new ones and wakes up a
- * push that waits. Ending it clears an earlier flow error too.
+ * first), the one its task has taken too, makes gst_pinned_window_push()
+ * refuse new ones and wakes up a push that waits. Ending it waits until
+ * the task has dropped the buffer it took, and clears an earlier flow
+ * error.
  *
  * Since: 0.1
  */
@@ -274,6 +283,10 @@ gst_pinned_window_set_flushing (GstPinnedWindow * self, gboolean flushing)
   g_return_if_fail (GST_IS_PINNED_WINDOW (self));
 
   g_mutex_lock (&self->lock);
+  /* The frame the task took before the flush is dropped, not pushed after
+   * it. */
+  while (!flushing && self->flushing && self->busy)
+    g_cond_wait (&self->cond, &self->lock);
   self->flushing = flushing;
   if (flushing) {
     dropped = self->entries;

@@ -293,6 +293,72 @@ GST_START_TEST (test_download_outputs_pinned_memory)
 
 GST_END_TEST;
 
+/* Downstream proposes a pool of @data's type (a plain GstBufferPool or
+ * GstVideoBufferPool: system memory) in its answer to the ALLOCATION
+ * query. */
+static GstPadProbeReturn
+propose_plain_pool (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  GstBufferPool *pool;
+  GstCaps *caps;
+  GstVideoInfo vinfo;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  gst_query_parse_allocation (query, &caps, NULL);
+  fail_unless (caps && gst_video_info_from_caps (&vinfo, caps));
+  pool = g_object_new (GPOINTER_TO_SIZE (data), NULL);
+  gst_query_add_allocation_pool (query, pool, vinfo.size, 2, 0);
+  gst_object_unref (pool);
+  return GST_PAD_PROBE_OK;
+}
+
+/* pageable-mode=auto: a plain system-memory pool downstream proposes is
+ * no better than the download's own page-locked pool, which it keeps (a
+ * copy into other memory would be staged and synchronous). The control:
+ * pageable-mode=stage takes the pool downstream proposes. */
+GST_START_TEST (test_download_keeps_own_pool_over_plain_pool)
+{
+  const GType types[] = { GST_TYPE_BUFFER_POOL, GST_TYPE_VIDEO_BUFFER_POOL };
+  guint t, k;
+
+  for (t = 0; t < G_N_ELEMENTS (types); t++) {
+    for (k = 0; k < 2; k++) {
+      GstHarness *h = gst_harness_new_parse (k ? "pinnedupload ! "
+          "pinneddownload pageable-mode=stage" : "pinnedupload ! "
+          "pinneddownload pageable-mode=auto");
+      GstCaps *caps = gst_caps_from_string (NV12_CAPS);
+      GstBuffer *in, *out;
+      GstVideoInfo info;
+
+      fail_unless (gst_video_info_from_caps (&info, caps));
+      gst_caps_unref (caps);
+      gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+          propose_plain_pool, GSIZE_TO_POINTER (types[t]), NULL);
+      gst_harness_set_caps_str (h, NV12_CAPS, NV12_CAPS);
+
+      in = gst_harness_create_buffer (h, info.size);
+      pinned_test_fill_frame (in, &info, 3);
+      out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (pinned_test_frames_equal (in, out, &info));
+      if (k == 0)
+        fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (out,
+                    0)), "pageable-mode=auto copied into downstream's %s",
+            g_type_name (types[t]));
+      else
+        fail_if (gst_is_pinned_memory (gst_buffer_peek_memory (out, 0)),
+            "control: pageable-mode=stage kept its own pool over a %s",
+            g_type_name (types[t]));
+      gst_buffer_unref (in);
+      gst_buffer_unref (out);
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* How many buffers each pool holds once the pipeline runs, and that
  * streaming allocates no more: the upload offers pool-size page-locked
  * buffers and keeps twice as many device frames, a filter twice its
@@ -418,6 +484,7 @@ allocation_suite (void)
   tcase_add_test (tc, test_upload_passthrough_forwards_query);
   tcase_add_test (tc, test_upload_outputs_device_memory);
   tcase_add_test (tc, test_download_outputs_pinned_memory);
+  tcase_add_test (tc, test_download_keeps_own_pool_over_plain_pool);
   tcase_add_test (tc, test_pool_sizes);
   tcase_add_test (tc, test_pools_keep_their_allocator);
   tcase_add_test (tc, test_host_memory_starts_zeroed);

@@ -469,6 +469,215 @@ GST_START_TEST (test_batch_copy_fails)
 
 GST_END_TEST;
 
+/* The order that frames, events and queries reach the harness's sink
+ * pad: 'B' a buffer, 'C' caps, 'E' end of stream. */
+static GstPadProbeReturn
+record_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GString *order = data;
+  gchar c = 0;
+
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER)
+    c = 'B';
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_CAPS)
+    c = 'C';
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
+    c = 'E';
+  if (c) {
+    GST_OBJECT_LOCK (pad);
+    g_string_append_c (order, c);
+    GST_OBJECT_UNLOCK (pad);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static gchar *
+order_seen (GstHarness * h, GString * order)
+{
+  gchar *seen;
+
+  GST_OBJECT_LOCK (h->sinkpad);
+  seen = g_strdup (order->str);
+  GST_OBJECT_UNLOCK (h->sinkpad);
+  return seen;
+}
+
+/* A frame that cannot be batched (pageable memory into the upload) goes
+ * out after the frames of the batch before it, never before them: the
+ * timestamps never run backwards. The download copies each frame alone,
+ * so that the order it gets is the order it passes on. */
+GST_START_TEST (test_batch_unbatched_frame_after_batch)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload batch=4 "
+      "batch-timeout=1000000 ! pinneddownload batch=1");
+  GstVideoInfo info;
+  GstBuffer *in[3];
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 66, 50);
+  gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+      gst_video_info_to_caps (&info));
+
+  push_frames (h, &info, 1, 2, in);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  in[2] = pinned_test_new_pageable (info.size);
+  pinned_test_fill_frame (in[2], &info, 3);
+  GST_BUFFER_PTS (in[2]) = 3 * GST_MSECOND;
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[2])),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 3);
+  for (i = 0; i < 3; i++) {
+    GstBuffer *out = gst_harness_pull (h);
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (in[i]));
+    fail_unless (pinned_test_frames_equal (in[i], out, &info),
+        "frame %u differs", i);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Upstream's serialized queries come after the frames it sent before
+ * them: a drain query meets a partial batch in both elements and returns
+ * only once its frames went on; an allocation query, the upload's. */
+GST_START_TEST (test_batch_partial_before_queries)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_pair (&info, "NV12", 66, 50);
+  GstCaps *caps = gst_video_info_to_caps (&info);
+  GstQuery *query;
+  GstBuffer *in[4];
+
+  push_frames (h, &info, 1, 2, in);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  query = gst_query_new_drain ();
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  gst_query_unref (query);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  pull_and_check (h, &info, in, 2);
+
+  /* The upload answers the allocation query itself: its own frames go
+   * on first (the download, which the query does not reach, holds them
+   * until the end of stream). */
+  push_frames (h, &info, 3, 3, in);
+  fail_unless_equals_uint64 (stat_of (h, "pinnedupload", "buffers"), 2);
+  query = gst_query_new_allocation (caps, TRUE);
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  gst_query_unref (query);
+  fail_unless_equals_uint64 (stat_of (h, "pinnedupload", "buffers"), 5);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_and_check (h, &info, in, 3);
+
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A caps change meets a partial batch: its frames go out first, with the
+ * old caps and right, then the new caps (and their allocation query),
+ * then the new frames, right in their own size. The same again, with
+ * the whole batch of the new size, and an end of stream last. */
+GST_START_TEST (test_batch_caps_change_after_partial_batch)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload batch=4 "
+      "batch-timeout=1000000 ! pinneddownload batch=4 batch-timeout=1000000");
+  GString *order = g_string_new (NULL);
+  GstVideoInfo a, b;
+  GstBuffer *in[4];
+  gchar *seen;
+
+  gst_video_info_set_format (&a, GST_VIDEO_FORMAT_NV12, 66, 50);
+  gst_video_info_set_format (&b, GST_VIDEO_FORMAT_NV12, 98, 62);
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=NV12");
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&a));
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, record_order, order, NULL);
+
+  push_frames (h, &a, 1, 2, in);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&b));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  pull_and_check (h, &a, in, 2);
+
+  push_frames (h, &b, 3, 4, in);
+  pull_and_check (h, &b, in, 4);
+  push_frames (h, &b, 7, 2, in);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&a));
+  pull_and_check (h, &b, in, 2);
+  push_frames (h, &a, 9, 1, in);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_and_check (h, &a, in, 1);
+
+  seen = order_seen (h, order);
+  fail_unless_equals_string (seen, "BBCBBBBBBCBE");
+  g_free (seen);
+  g_string_free (order, TRUE);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Downstream asks for a renegotiation (a RECONFIGURE event: new sink
+ * caps, the same format) while both elements hold a partial batch: the
+ * elements decide their allocation again, and every frame still comes,
+ * in order and right. */
+GST_START_TEST (test_batch_reconfigure_with_partial_batch)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_pair (&info, "NV12", 66, 50);
+  GstBuffer *in[8];
+
+  push_frames (h, &info, 1, 2, in);
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=NV12,width=66,"
+      "height=50,framerate=30/1");
+  push_frames (h, &info, 3, 6, in + 2);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_and_check (h, &info, in, 8);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The GPU time of a timed batch is divided over its frames: with each
+ * copy held back DELAY, a batch of four takes about four times that, and
+ * a frame about DELAY. */
+GST_START_TEST (test_batch_gpu_time_per_frame)
+{
+  const guint delay_ms = pinned_test_ms (20);
+  GstVideoInfo info;
+  GstHarness *h = new_pair (&info, "NV12", 64, 48);
+  const gchar *names[] = { "pinnedupload", "pinneddownload" };
+  GstBuffer *in[8];
+  guint i;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  pinned_test_set_copy_delay (delay_ms);
+  push_frames (h, &info, 1, 8, in);
+  pull_and_check (h, &info, in, 8);
+  pinned_test_reset ();
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    guint64 samples = stat_of (h, names[i], "gpu-samples");
+    guint64 per_frame = stat_of (h, names[i], "gpu-time-per-frame");
+
+    /* The first batch is timed: its four frames. */
+    fail_unless_equals_uint64 (samples, 4);
+    fail_unless (per_frame >= delay_ms * GST_MSECOND &&
+        per_frame < 2 * delay_ms * GST_MSECOND, "%s: %" G_GUINT64_FORMAT
+        " ns a frame for copies of %u ms each", names[i], per_frame, delay_ms);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 batch_suite (void)
 {
@@ -487,6 +696,11 @@ batch_suite (void)
   tcase_add_test (tc, test_batch_auto);
   tcase_add_test (tc, test_batch_timeout_pushes_partial);
   tcase_add_test (tc, test_batch_copy_fails);
+  tcase_add_test (tc, test_batch_unbatched_frame_after_batch);
+  tcase_add_test (tc, test_batch_partial_before_queries);
+  tcase_add_test (tc, test_batch_caps_change_after_partial_batch);
+  tcase_add_test (tc, test_batch_reconfigure_with_partial_batch);
+  tcase_add_test (tc, test_batch_gpu_time_per_frame);
 
   return s;
 }

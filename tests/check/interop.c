@@ -370,6 +370,79 @@ GST_START_TEST (test_context_adopted_download)
 
 GST_END_TEST;
 
+/* Links @a's src pad to @b's sink pad, outside any bin. */
+static gboolean
+link_alone (GstElement * a, GstElement * b)
+{
+  GstPad *src = gst_element_get_static_pad (a, "src");
+  GstPad *sink = gst_element_get_static_pad (b, "sink");
+  gboolean ok = gst_pad_link (src, sink) == GST_PAD_LINK_OK;
+
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  return ok;
+}
+
+/* The same, with the two linked outside any bin (whose context cache
+ * would hand cudaupload's announcement on): the only route is the
+ * download's gst.cuda.context query to its neighbour, at caps time. */
+GST_START_TEST (test_context_adopted_from_neighbour_alone)
+{
+  GstElement *up = gst_object_ref_sink (gst_element_factory_make
+      ("cudaupload", NULL));
+  GstElement *filter = gst_object_ref_sink (gst_element_factory_make
+      ("capsfilter", NULL));
+  GstElement *down = gst_object_ref_sink (gst_element_factory_make
+      ("pinneddownload", NULL));
+  GstHarness *hdown, *hup;
+  GstCudaContext *seen, *ours;
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (&confs[0], &info), *cuda_caps;
+  GstBuffer *in, *out;
+  GstPinnedContext *ctx;
+
+  cuda_caps = cuda_caps_of (&info);
+  g_object_set (filter, "caps", cuda_caps, NULL);
+  gst_caps_unref (cuda_caps);
+  fail_unless (link_alone (up, filter) && link_alone (filter, down));
+  watch_cuda_memory (down, "sink", &seen);
+  hdown = gst_harness_new_with_element (down, NULL, "src");
+  gst_harness_set_sink_caps (hdown, gst_caps_ref (caps));
+  fail_unless_equals_int (gst_element_set_state (filter, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_SUCCESS);
+  hup = gst_harness_new_with_element (up, "sink", NULL);
+  gst_harness_set_src_caps (hup, gst_caps_ref (caps));
+
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  pinned_test_fill_frame (in, &info, 5);
+  fail_unless_equals_int (gst_harness_push (hup, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (hdown);
+  fail_unless (out != NULL);
+  fail_unless (pinned_test_frames_equal (in, out, &info));
+
+  ctx = gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM
+      (down));
+  fail_unless (ctx != NULL && seen != NULL);
+  ours = gst_pinned_context_get_cuda_context (ctx);
+  fail_unless (ours == seen, "pinneddownload did not adopt its neighbour's "
+      "CUDA context");
+
+  gst_object_unref (ours);
+  gst_object_unref (seen);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (hup);
+  gst_element_set_state (filter, GST_STATE_NULL);
+  gst_harness_teardown (hdown);
+  gst_caps_unref (caps);
+  gst_object_unref (up);
+  gst_object_unref (filter);
+  gst_object_unref (down);
+}
+
+GST_END_TEST;
+
 /* We first: pinneddownload with a device-id opens its device at start,
  * before cudaupload, and announces the primary context; cudaupload joins
  * it. */
@@ -579,6 +652,198 @@ GST_START_TEST (test_other_device_is_an_error)
 
 GST_END_TEST;
 
+/* CUDA memory of another CUDA context of the same device (elements that
+ * did not share one): its pointers are not valid in ours, so the download
+ * refuses it with an element error that says so, and copies nothing. Ours
+ * is the primary context (the application's gst.pinned.context), theirs
+ * one that libgstcuda created. */
+GST_START_TEST (test_other_context_same_device_is_an_error)
+{
+  const Conf *c = &confs[0];
+  GstPinnedContext *ours = gst_pinned_context_new (0, NULL);
+  GstCudaContext *theirs = gst_cuda_context_new (0);
+  GstElement *download =
+      gst_object_ref_sink (gst_element_factory_make ("pinneddownload", NULL));
+  GstContext *context = gst_context_new_pinned_context (ours);
+  GstBus *bus = gst_bus_new ();
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (c, &info), *cuda_caps = cuda_caps_of (&info);
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstBuffer *cuda_buf;
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *debug = NULL;
+  GstHarness *h;
+
+  fail_unless (ours != NULL && theirs != NULL);
+  fail_unless (gst_pinned_context_get_handle (ours) !=
+      gst_cuda_context_get_handle (theirs));
+  gst_element_set_context (download, context);
+  gst_context_unref (context);
+  gst_element_set_bus (download, bus);
+  h = gst_harness_new_with_element (download, "sink", "src");
+  gst_harness_set_caps (h, gst_caps_ref (cuda_caps), gst_caps_ref (caps));
+
+  gst_cuda_memory_init_once ();
+  pool = gst_cuda_buffer_pool_new (theirs);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, cuda_caps, info.size, 1, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
+          NULL), GST_FLOW_OK);
+
+  fail_unless_equals_int (gst_harness_push (h, cuda_buf), GST_FLOW_ERROR);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "CUDA memory of another context was taken");
+  gst_message_parse_error (msg, &error, &debug);
+  fail_unless (strstr (debug, "another CUDA context") != NULL, "%s", debug);
+
+  g_clear_error (&error);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_harness_teardown (h);
+  gst_element_set_bus (download, NULL);
+  gst_object_unref (download);
+  gst_object_unref (bus);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  gst_caps_unref (cuda_caps);
+  gst_object_unref (theirs);
+  gst_object_unref (ours);
+}
+
+GST_END_TEST;
+
+/* The GstCudaContext that wraps a device's primary context retains it
+ * once more and releases that retain when its last reference goes:
+ * retains and releases balance (counted by the driver stand-in; fake
+ * only). */
+GST_START_TEST (test_primary_wrapper_releases_its_retain)
+{
+  /* libgstcuda opens the driver library locally: asked through a handle
+   * of our own (the same library). */
+  gpointer driver = NULL;
+  gint (*retained) (gint) = NULL;
+  GstPinnedContext *ctx;
+  GstCudaContext *cuda;
+  gint before;
+
+  if (pinned_test_is_fake ())
+    driver = dlopen ("libcuda.so.1", RTLD_LAZY);
+  if (driver)
+    retained = dlsym (driver, "fakecuda_driver_primary_retained");
+  if (retained == NULL) {
+    g_print ("not the driver stand-in: retains not counted\n");
+    if (driver)
+      dlclose (driver);
+    return;
+  }
+
+  before = retained (0);
+  ctx = gst_pinned_context_new (0, NULL);
+  fail_unless (ctx != NULL);
+  cuda = gst_pinned_context_get_cuda_context (ctx);
+  fail_unless (cuda != NULL);
+  fail_unless (retained (0) > before);
+
+  /* The wrapper outlives the context that made it, in an nvcodec
+   * element: it still holds the primary context. */
+  gst_object_unref (ctx);
+  fail_unless (retained (0) > before,
+      "the wrapper does not hold the primary context");
+  gst_object_unref (cuda);
+  fail_unless_equals_int (retained (0), before);
+  dlclose (driver);
+}
+
+GST_END_TEST;
+
+/* What reaches a harness's sink pad, in order: 'C' caps in gst-pinned
+ * device memory, 'K' caps in CUDA memory, 'P' a frame in gst-pinned
+ * device memory, 'U' one in CUDA memory. */
+static GstPadProbeReturn
+record_memory_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GString *order = data;
+  gchar c = 0;
+
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstMemory *mem =
+        gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info), 0);
+
+    c = gst_is_pinned_device_memory (mem) ? 'P' :
+        gst_is_cuda_memory (mem) ? 'U' : '?';
+  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_CAPS) {
+    GstCaps *caps;
+
+    gst_event_parse_caps (GST_PAD_PROBE_INFO_EVENT (info), &caps);
+    c = gst_pinned_caps_is_cuda (caps) ? 'K' : 'C';
+  }
+  if (c) {
+    GST_OBJECT_LOCK (pad);
+    g_string_append_c (order, c);
+    GST_OBJECT_UNLOCK (pad);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* Downstream renegotiates (RECONFIGURE) from gst-pinned device memory to
+ * CUDA memory while the upload holds a partial batch: the held frames
+ * leave first, under the caps they were made for, then the new caps and
+ * the frames in CUDA memory (which is never batched). */
+GST_START_TEST (test_batch_before_renegotiation_to_cuda_memory)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload batch=4 "
+      "batch-timeout=1000000");
+  GString *order = g_string_new (NULL);
+  GstVideoInfo info;
+  GstBuffer *in[3], *out;
+  gchar *seen;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:PinnedDevice),"
+      "format=NV12,width=64,height=48,framerate=30/1");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=NV12,width=64,"
+      "height=48,framerate=30/1");
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, record_memory_order, order, NULL);
+
+  for (i = 0; i < 3; i++) {
+    in[i] = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in[i], &info, 60 + i);
+    if (i == 2)
+      gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory),"
+          "format=NV12,width=64,height=48,framerate=30/1");
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < 3; i++) {
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless (pinned_test_frames_equal (in[i], out, &info),
+        "frame %u is wrong", i);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+
+  GST_OBJECT_LOCK (h->sinkpad);
+  seen = g_strdup (order->str);
+  GST_OBJECT_UNLOCK (h->sinkpad);
+  fail_unless_equals_string (seen, "PPKU");
+  g_free (seen);
+  g_string_free (order, TRUE);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* ---- the GStreamer 1.22 push rule ------------------------------------ */
 
 /* Holds the copies of @upload back: a pause of its stream only (the
@@ -638,7 +903,8 @@ GST_START_TEST (test_push_rule_consumer_sees_finished_frames)
 
 GST_END_TEST;
 
-/* The order buffers and the "marker" event reach a harness's sink pad. */
+/* The order buffers and the "marker" event (or the end of stream) reach
+ * a harness's sink pad. */
 static GstPadProbeReturn
 record_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -648,7 +914,8 @@ record_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     GST_OBJECT_LOCK (pad);
     g_string_append_c (order, 'B');
     GST_OBJECT_UNLOCK (pad);
-  } else if (gst_event_has_name (GST_PAD_PROBE_INFO_EVENT (info), "marker")) {
+  } else if (gst_event_has_name (GST_PAD_PROBE_INFO_EVENT (info), "marker") ||
+      GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
     GST_OBJECT_LOCK (pad);
     g_string_append_c (order, 'E');
     GST_OBJECT_UNLOCK (pad);
@@ -656,9 +923,11 @@ record_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-/* A serialized event after frames whose copies are held back leaves after
- * them: pinnedupload lets its window push them first. */
-GST_START_TEST (test_push_rule_events_stay_in_order)
+/* A serialized event after @n frames whose copies are held back leaves
+ * after them: pinnedupload lets its window push them first, the frame its
+ * task is waiting for too. */
+static void
+check_events_stay_in_order (guint n, GstEvent * event, const gchar * expected)
 {
   GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
       "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
@@ -666,7 +935,8 @@ GST_START_TEST (test_push_rule_events_stay_in_order)
   const Conf *c = &confs[1];
   GString *order = g_string_new (NULL);
   GstVideoInfo info;
-  GstBuffer *in;
+  const gchar *name = GST_EVENT_TYPE_NAME (event);
+  GstBuffer *in[2], *out;
   gchar *seen;
   guint i;
 
@@ -675,26 +945,172 @@ GST_START_TEST (test_push_rule_events_stay_in_order)
       GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, record_order, order, NULL);
 
   hold_back_copies (element_of (h, "pinnedupload"));
-  for (i = 0; i < 2; i++) {
-    in = gst_harness_create_buffer (h, info.size);
-    pinned_test_fill_frame (in, &info, 200 + i);
-    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  for (i = 0; i < n; i++) {
+    in[i] = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in[i], &info, 200 + i);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
   }
-  fail_unless (gst_harness_push_event (h,
-          gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
-              gst_structure_new_empty ("marker"))));
-  for (i = 0; i < 2; i++)
-    gst_buffer_unref (gst_harness_pull (h));
+  /* Let the window's task take the first frame: it waits for that
+   * frame's held-back copy, with the frame out of the window's queue. */
+  g_usleep (DELAY_MS * 1000 / 4);
+  fail_unless (gst_harness_push_event (h, event));
+  for (i = 0; i < n; i++) {
+    gint64 end = g_get_monotonic_time () + 10 * DELAY_MS * 1000;
+
+    /* A frame that came after the end of stream is dropped: not a
+     * minute's wait for it. */
+    while (!(out = gst_harness_try_pull (h)) && g_get_monotonic_time () < end)
+      g_usleep (1000);
+    fail_unless (out != NULL, "frame %u of %u did not come (after the %s?)",
+        i, n, name);
+    fail_unless (pinned_test_frames_equal (in[i], out, &info),
+        "frame %u is wrong", i);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
 
   GST_OBJECT_LOCK (h->sinkpad);
   seen = g_strdup (order->str);
   GST_OBJECT_UNLOCK (h->sinkpad);
-  fail_unless_equals_string (seen, "BBE");
+  fail_unless_equals_string (seen, expected);
 
   pinned_test_reset ();
   gst_harness_teardown (h);
   g_string_free (order, TRUE);
   g_free (seen);
+}
+
+GST_START_TEST (test_push_rule_events_stay_in_order)
+{
+  check_events_stay_in_order (2,
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+          gst_structure_new_empty ("marker")), "BBE");
+}
+
+GST_END_TEST;
+
+/* One frame in flight: the window's task has taken it and waits for its
+ * held-back copy (the window's queue is empty); the end of stream still
+ * waits for it. */
+GST_START_TEST (test_push_rule_eos_after_the_last_frame)
+{
+  check_events_stay_in_order (1, gst_event_new_eos (), "BE");
+}
+
+GST_END_TEST;
+
+/* A drain query from upstream (a decoder about to replace its pool asks
+ * one) returns only once the frames before it, whose copies are held
+ * back in the window, reached downstream. */
+GST_START_TEST (test_push_rule_drain_query_after_frames)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw");
+  GstVideoInfo info;
+  GstQuery *query;
+  GstBuffer *in[2], *out;
+  guint i;
+
+  push_one (h, &confs[1], &info);
+  hold_back_copies (element_of (h, "pinnedupload"));
+  for (i = 0; i < 2; i++) {
+    in[i] = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in[i], &info, 300 + i);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+  query = gst_query_new_drain ();
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  gst_query_unref (query);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  for (i = 0; i < 2; i++) {
+    out = gst_harness_pull (h);
+    fail_unless (pinned_test_frames_equal (in[i], out, &info));
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+  pinned_test_reset ();
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Buffers that leave the upload between a FLUSH_STOP and the next
+ * segment: frames from before the flush (dropped here, counted). */
+static GstPadProbeReturn
+count_after_flush (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  gint *state = data;           /* [0]: 1 after a FLUSH_STOP; [1]: count */
+
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER) {
+    if (g_atomic_int_get (&state[0])) {
+      g_atomic_int_inc (&state[1]);
+      return GST_PAD_PROBE_DROP;
+    }
+  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
+      GST_EVENT_FLUSH_STOP) {
+    g_atomic_int_set (&state[0], 1);
+  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
+      GST_EVENT_SEGMENT) {
+    g_atomic_int_set (&state[0], 0);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* FLUSH_START empties the window: frames whose copies were held back
+ * before a flush never come (the one the window's task has taken and
+ * waits for neither); the first frame after it does, right. */
+GST_START_TEST (test_push_rule_flush_empties_window)
+{
+  GstHarness *h = gst_harness_new_parse ("pinnedupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw");
+  GstPad *src;
+  gint state[2] = { 0, 0 };
+  GstVideoInfo info;
+  GstSegment segment;
+  GstBuffer *in, *out;
+  guint i;
+
+  push_one (h, &confs[1], &info);
+  src = gst_element_get_static_pad (element_of (h, "pinnedupload"), "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+      count_after_flush, state, NULL);
+  hold_back_copies (element_of (h, "pinnedupload"));
+  for (i = 0; i < 2; i++) {
+    in = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in, &info, 400 + i);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  /* Let the window's task take the first frame and wait for its copy. */
+  g_usleep (DELAY_MS * 1000 / 4);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  fail_unless_equals_int (g_atomic_int_get (&state[1]), 0);
+  while ((out = gst_harness_try_pull (h)))
+    gst_buffer_unref (out);
+
+  in = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in, &info, 410);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  fail_unless (pinned_test_frames_equal (in, out, &info),
+      "a frame from before the flush came after it");
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  g_usleep (DELAY_MS * 1000);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  pinned_test_reset ();
+  gst_harness_teardown (h);
+  gst_object_unref (src);
 }
 
 GST_END_TEST;
@@ -1327,13 +1743,20 @@ interop_suite (void)
   tcase_add_test (tc, test_cuda_memory_not_batched);
   tcase_add_test (tc, test_caps_preference);
   tcase_add_test (tc, test_context_adopted_download);
+  tcase_add_test (tc, test_context_adopted_from_neighbour_alone);
   tcase_add_test (tc, test_context_joined_download);
   tcase_add_test (tc, test_context_adopted_upload);
   tcase_add_test (tc, test_context_joined_upload);
   tcase_add_test (tc, test_context_announced_and_answered);
   tcase_add_test (tc, test_other_device_is_an_error);
   tcase_add_test (tc, test_push_rule_consumer_sees_finished_frames);
+  tcase_add_test (tc, test_other_context_same_device_is_an_error);
+  tcase_add_test (tc, test_primary_wrapper_releases_its_retain);
+  tcase_add_test (tc, test_batch_before_renegotiation_to_cuda_memory);
   tcase_add_test (tc, test_push_rule_events_stay_in_order);
+  tcase_add_test (tc, test_push_rule_eos_after_the_last_frame);
+  tcase_add_test (tc, test_push_rule_drain_query_after_frames);
+  tcase_add_test (tc, test_push_rule_flush_empties_window);
   tcase_add_test (tc, test_push_rule_window);
   tcase_add_test (tc, test_push_rule_control_pushed_at_once_is_wrong);
   tcase_add_test (tc, test_cuda_input_held_until_copied);

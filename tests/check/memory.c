@@ -747,6 +747,141 @@ GST_START_TEST (test_foreign_pinned_source_is_waited_for)
 
 GST_END_TEST;
 
+/* Page-locked memory of another allocator as the destination: it has no
+ * fences, so the transfer returns only once the copy into it landed,
+ * whether CUDA allocated it (cudaHostAlloc) or registered it
+ * (cudaHostRegister). */
+GST_START_TEST (test_foreign_pinned_destination_is_waited_for)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  guint k;
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 512, 256);
+
+  for (k = 0; k < 2; k++) {
+    GstBuffer *src, *dst;
+    gpointer data = NULL;
+    guint8 *p;
+    gsize i;
+
+    fail_unless (gst_pinned_context_push (d.ctx, NULL));
+    if (k == 0) {
+      fail_unless_equals_int (cudaHostAlloc (&data, info.size,
+              cudaHostAllocPortable), cudaSuccess);
+    } else {
+      data = g_malloc (info.size);
+      fail_unless_equals_int (cudaHostRegister (data, info.size,
+              cudaHostRegisterDefault), cudaSuccess);
+    }
+    gst_pinned_context_pop (d.ctx);
+    memset (data, 0x00, info.size);
+    dst = gst_buffer_new_wrapped_full (0, data, info.size, 0, info.size, NULL,
+        NULL);
+    src = gst_buffer_new_allocate (d.device, info.size, NULL);
+    pinned_test_fill_bytes (src, 0x6b);
+
+    if (!pinned_test_set_copy_delay (DELAY_MS))
+      pinned_test_delay_stream (d.stream, DELAY_MS);
+    fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, src, dst,
+            NULL));
+    /* Read as its owner would: the bytes themselves, no map. */
+    p = data;
+    for (i = 0; i < info.size && p[i] == 0x6b; i++);
+    fail_unless (i == info.size, "%s memory: byte %" G_GSIZE_FORMAT " is "
+        "0x%02x when the transfer returned", k ? "registered" : "cudaHostAlloc",
+        i, p[i]);
+    pinned_test_reset ();
+
+    gst_buffer_unref (src);
+    gst_buffer_unref (dst);
+    fail_unless (gst_pinned_context_push (d.ctx, NULL));
+    if (k == 0) {
+      fail_unless_equals_int (cudaFreeHost (data), cudaSuccess);
+    } else {
+      fail_unless_equals_int (cudaHostUnregister (data), cudaSuccess);
+      g_free (data);
+    }
+    gst_pinned_context_pop (d.ctx);
+  }
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
+/* TRUE when @mem's bytes are @pattern[@start] onwards (read through a
+ * CPU map). */
+static gboolean
+bytes_are (GstMemory * mem, const guint8 * pattern, gsize start, gsize size)
+{
+  GstMapInfo map;
+  gboolean ok;
+
+  fail_unless (mem != NULL);
+  fail_unless_equals_int (gst_memory_get_sizes (mem, NULL, NULL), size);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  ok = map.size == size && memcmp (map.data, pattern + start, size) == 0;
+  gst_memory_unmap (mem, &map);
+  return ok;
+}
+
+/* gst_memory_copy() and gst_memory_share() of page-locked and of device
+ * memory with an offset, and of a share (memory that starts at an offset
+ * of its own), copy and show the right bytes. */
+GST_START_TEST (test_copy_and_share_at_offsets)
+{
+  const gsize size = 8192;
+  PinnedTestDevice d;
+  guint8 *pattern = g_malloc (size);
+  gsize i;
+  guint k;
+
+  pinned_test_device_init (&d);
+  for (i = 0; i < size; i++)
+    pattern[i] = (guint8) (i * 7 + i / 251);
+
+  for (k = 0; k < 2; k++) {
+    GstAllocator *allocator = k ? d.device : d.host;
+    const gchar *kind = k ? "device" : "page-locked";
+    GstMemory *mem = gst_allocator_alloc (allocator, size, NULL);
+    GstMemory *sub, *m;
+    GstMapInfo map;
+
+    fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+    memcpy (map.data, pattern, size);
+    gst_memory_unmap (mem, &map);
+
+    m = gst_memory_copy (mem, 100, 200);
+    fail_unless (bytes_are (m, pattern, 100, 200), "%s: copy at 100", kind);
+    gst_memory_unref (m);
+
+    sub = gst_memory_share (mem, 1000, 3000);
+    fail_unless (bytes_are (sub, pattern, 1000, 3000), "%s: share at 1000",
+        kind);
+
+    m = gst_memory_copy (sub, 0, -1);
+    fail_unless (bytes_are (m, pattern, 1000, 3000), "%s: copy of a share",
+        kind);
+    gst_memory_unref (m);
+    m = gst_memory_copy (sub, 50, 500);
+    fail_unless (bytes_are (m, pattern, 1050, 500), "%s: copy at 50 of a "
+        "share at 1000", kind);
+    gst_memory_unref (m);
+    m = gst_memory_share (sub, 50, 500);
+    fail_unless (bytes_are (m, pattern, 1050, 500), "%s: share at 50 of a "
+        "share at 1000", kind);
+    gst_memory_unref (m);
+
+    gst_memory_unref (sub);
+    gst_memory_unref (mem);
+  }
+  g_free (pattern);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 /* push/pop leaves the calling thread on the device it chose. */
 GST_START_TEST (test_context_push_pop_restores_device)
 {
@@ -1296,6 +1431,8 @@ memory_suite (void)
   tcase_add_test (tc, test_device_memory_copy_waits_for_writer);
   tcase_add_test (tc, test_device_memory_copy_is_complete);
   tcase_add_test (tc, test_host_memory_copy_waits_for_writer);
+  tcase_add_test (tc, test_foreign_pinned_destination_is_waited_for);
+  tcase_add_test (tc, test_copy_and_share_at_offsets);
   tcase_add_test (tc, test_element_streams_are_non_blocking);
 
   return s;

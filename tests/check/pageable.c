@@ -19,6 +19,7 @@
 
 #include <string.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <cuda_runtime_api.h>
 #include "pinnedtest.h"
 
@@ -562,6 +563,68 @@ GST_START_TEST (test_staging_threads_joined)
 
 GST_END_TEST;
 
+/* A flush (as stop) returns only once the staging threads are done: no
+ * worker touches the context afterwards (it would be a freed one after a
+ * stop). A download staged on eight threads hands each worker a task
+ * that pushes the context first, and the caller copies what the workers
+ * have not taken: tasks may still be queued when the download returns.
+ * After the flush, no context is pushed any more (counted by the driver
+ * stand-in; fake only). */
+GST_START_TEST (test_staging_workers_done_when_flush_returns)
+{
+  gpointer driver = NULL;
+  guint64 (*calls) (const char *) = NULL;
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBuffer *host, *dev, *dst;
+  guint round;
+
+  if (pinned_test_is_fake ())
+    driver = dlopen ("libcuda.so.1", RTLD_LAZY);
+  if (driver)
+    calls = dlsym (driver, "fakecuda_driver_call_count");
+  if (calls == NULL) {
+    g_print ("not the driver stand-in: context pushes not counted\n");
+    if (driver)
+      dlclose (driver);
+    return;
+  }
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 1920, 1080);
+  host = gst_buffer_new_allocate (d.host, info.size, NULL);
+  pinned_test_fill_frame (host, &info, 77);
+  dev = gst_buffer_new_allocate (d.device, info.size, NULL);
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, host, dev,
+          NULL));
+  dst = gst_buffer_new_allocate (NULL, info.size, NULL);
+
+  for (round = 0; round < 20; round++) {
+    GstPinnedPageable *pageable = gst_pinned_pageable_new (d.ctx);
+    guint64 pushes;
+
+    gst_pinned_pageable_set_mode (pageable, GST_PINNED_PAGEABLE_STAGE);
+    gst_pinned_pageable_set_threads (pageable, 8);
+    fail_unless (gst_pinned_transfer_video_frame_full (d.stream, &info, dev,
+            dst, pageable, NULL));
+    fail_unless (gst_pinned_pageable_flush (pageable, NULL));
+    pushes = calls ("cuCtxPushCurrent_v2");
+    g_usleep (pinned_test_ms (20) * 1000);
+    fail_unless (calls ("cuCtxPushCurrent_v2") == pushes, "round %u: a "
+        "staging worker pushed the context after the flush returned", round);
+    gst_object_unref (pageable);
+  }
+  fail_unless (pinned_test_frames_equal (host, dst, &info));
+
+  gst_buffer_unref (dst);
+  gst_buffer_unref (dev);
+  gst_buffer_unref (host);
+  pinned_test_device_clear (&d);
+  dlclose (driver);
+}
+
+GST_END_TEST;
+
 /* A source whose buffers change between frames: each frame's memory is
  * new (and often at the address of the last one, freed), or its pool is
  * replaced now and then. Every frame arrives as it was, and no
@@ -667,6 +730,85 @@ GST_START_TEST (test_download_into_pageable)
   fail_unless (gst_pinned_pageable_flush (pageable, NULL));
   fail_unless_equals_int (gst_pinned_pageable_get_running_threads (pageable),
       0);
+  gst_object_unref (pageable);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
+/* The download into pageable memory, with the copy held back (on the
+ * stand-in it lands in pieces over its delay): when the transfer returns,
+ * the destination holds the new frame, not the one it held before nor a
+ * torn mix of both. Staged in the same layout (chunks copied out after
+ * their DMA), pitched through staging (copied out after the DMA into the
+ * block), and registered (the copy waited for: its memory has no
+ * fences). The destinations: fresh memory, padded rows, and a frame of
+ * whole pages that starts on a page (registered whole: no partial page at
+ * either end, whose copy would be synchronous anyway). */
+GST_START_TEST (test_download_into_pageable_held_back)
+{
+  static const GstPinnedPageableMode dl_modes[] = {
+    GST_PINNED_PAGEABLE_STAGE, GST_PINNED_PAGEABLE_REGISTER,
+    GST_PINNED_PAGEABLE_AUTO,
+  };
+  static const gchar *dst_names[] = { "fresh", "padded", "page-aligned" };
+  GstAllocationParams page = { 0, 4095, 0, 0 };
+  PinnedTestDevice d;
+  GstPinnedPageable *pageable;
+  guint m, k;
+
+  pinned_test_device_init (&d);
+  pageable = gst_pinned_pageable_new (d.ctx);
+  gst_pinned_pageable_set_threads (pageable, 3);
+
+  for (m = 0; m < G_N_ELEMENTS (dl_modes); m++) {
+    gst_pinned_pageable_set_mode (pageable, dl_modes[m]);
+    for (k = 0; k < G_N_ELEMENTS (dst_names); k++) {
+      GstVideoInfo info;
+      GstBuffer *host[2], *dev[2], *dst;
+      guint i;
+
+      /* 3 MiB: whole pages. */
+      gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 1024, 768);
+      for (i = 0; i < 2; i++) {
+        host[i] = gst_buffer_new_allocate (d.host, info.size, NULL);
+        pinned_test_fill_frame (host[i], &info, 40 + 3 * m + k + 11 * i);
+        dev[i] = gst_buffer_new_allocate (d.device, info.size, NULL);
+        fail_unless (gst_pinned_transfer_video_frame (d.stream, &info,
+                host[i], dev[i], NULL));
+      }
+      fail_unless (gst_pinned_stream_synchronize (d.stream, NULL));
+      if (k == 1)
+        dst = pinned_test_new_padded_frame (&info, 64, 1);
+      else
+        dst = gst_buffer_new_allocate (NULL, info.size, k == 2 ? &page : NULL);
+
+      fail_unless (gst_pinned_transfer_video_frame_full (d.stream, &info,
+              dev[0], dst, pageable, NULL));
+      fail_unless (pinned_test_frames_equal (host[0], dst, &info));
+
+      if (!pinned_test_set_copy_delay (DELAY_MS))
+        pinned_test_delay_stream (d.stream, DELAY_MS);
+      fail_unless (gst_pinned_transfer_video_frame_full (d.stream, &info,
+              dev[1], dst, pageable, NULL));
+      pinned_test_reset ();
+      fail_unless (pinned_test_frames_equal (host[1], dst, &info),
+          "mode %d, %s destination: it did not hold the new frame when the "
+          "transfer returned", dl_modes[m], dst_names[k]);
+
+      gst_buffer_unref (dst);
+      for (i = 0; i < 2; i++) {
+        gst_buffer_unref (dev[i]);
+        gst_buffer_unref (host[i]);
+      }
+    }
+  }
+  fail_unless (gst_pinned_pageable_get_count (pageable,
+          GST_PINNED_PATH_STAGED) > 0);
+  fail_unless (gst_pinned_pageable_get_count (pageable,
+          GST_PINNED_PATH_REGISTERED) > 0);
+
+  fail_unless (gst_pinned_pageable_flush (pageable, NULL));
   gst_object_unref (pageable);
   pinned_test_device_clear (&d);
 }
@@ -1081,8 +1223,10 @@ pageable_suite (void)
   tcase_add_test (tc, test_staging_buffer_not_reused_early);
   tcase_add_test (tc, test_registration_lives_with_memory);
   tcase_add_test (tc, test_staging_threads_joined);
+  tcase_add_test (tc, test_staging_workers_done_when_flush_returns);
   tcase_add_loop_test (tc, test_changing_buffers, 0, 2);
   tcase_add_test (tc, test_download_into_pageable);
+  tcase_add_test (tc, test_download_into_pageable_held_back);
   tcase_add_loop_test (tc, test_host_flags, 0, G_N_ELEMENTS (flag_sets));
   tcase_add_loop_test (tc, test_element_flags, 0, 5);
   tcase_add_test (tc, test_copies_reuse_memory);

@@ -61,6 +61,8 @@ typedef struct
   guint8 *backing;
   gsize size;
   gint device;
+  guintptr context;             /* the driver context it was made in: 0,
+                                 * the device's primary context */
   gint pending;                 /* queued operations that touch it */
 } DevAlloc;
 
@@ -117,6 +119,9 @@ static guint64 device_memory = (guint64) 16 << 30;
 static guint64 device_used[MAX_DEVICES];
 
 static __thread gint current_device;
+/* The calling thread's driver context (fakecuda_make_current_context()):
+ * 0, the primary context of current_device, which the runtime uses. */
+static __thread guintptr current_context;
 static __thread cudaError_t last_error;
 /* A deferred failure injected into the call being made. */
 static __thread cudaError_t deferred_error;
@@ -1061,6 +1066,14 @@ void
 fakecuda_make_current (int device)
 {
   current_device = device;
+  current_context = 0;
+}
+
+void
+fakecuda_make_current_context (int device, uintptr_t context)
+{
+  current_device = device;
+  current_context = context;
 }
 
 cudaError_t CUDARTAPI
@@ -1395,6 +1408,7 @@ cudaMalloc (void **ptr, size_t size)
   a->backing = g_malloc (MAX (size, 1));
   a->size = size;
   a->device = current_device;
+  a->context = current_context;
   if (a->handle == MAP_FAILED) {
     g_free (a->backing);
     g_free (a);
@@ -1643,6 +1657,13 @@ resolve (const void *ptr, gsize extent, gboolean want_device, Side * side)
     DevAlloc *d = find_dev_locked (ptr, extent);
 
     if (!want_device || d == NULL) {
+      g_mutex_unlock (&lock);
+      return cudaErrorInvalidValue;
+    }
+    /* A device pointer is valid in the context that made it only. */
+    if (d->context != current_context) {
+      g_printerr ("fakecuda: device pointer %p belongs to another CUDA "
+          "context of device %d than the current one\n", ptr, d->device);
       g_mutex_unlock (&lock);
       return cudaErrorInvalidValue;
     }

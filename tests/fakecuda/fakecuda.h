@@ -38,6 +38,13 @@ int      fakecuda_version          (void);
  * driver context push does, for the driver stand-in. */
 void     fakecuda_make_current     (int device);
 
+/* The same, with a driver context other than the device's primary one
+ * current (@context: any non-zero id; 0 is the primary context): device
+ * memory allocated now belongs to it, and a copy that names device memory
+ * of another context fails with cudaErrorInvalidValue, as a pointer is
+ * valid only in the context that allocated it. */
+void     fakecuda_make_current_context (int device, uintptr_t context);
+
 /* Back to defaults: no delay, copies in 4 pieces, no injected failures,
  * no device poisoned (as cudaDeviceReset(), but allocations, streams and
  * events stay); counters kept. */

@@ -22,14 +22,21 @@
  *
  * Contexts: a per-thread stack, as in CUDA. A context names a device; making
  * it current makes its device the runtime's current device (that is what
- * the runtime does with a current driver context). The primary context of
+ * the runtime does with a current driver context), and the context the
+ * runtime's: device memory belongs to the context it was allocated in, and
+ * a copy in another context that names it fails, as a device pointer is
+ * valid in its own context only (the runtime's primary context is the
+ * driver's primary context). The primary context of
  * each device is one object, retained and released with a count. Calls that
  * need a context fail with CUDA_ERROR_INVALID_CONTEXT when none is current.
  * Graphics interop, modules and kernels are not supported (they fail).
  *
  * Control, through dlsym() as for the runtime stand-in:
- * fakecuda_driver_call_count() counts calls by name, and
- * fakecuda_driver_context_device() tells a context's device. */
+ * fakecuda_driver_call_count() counts calls by name,
+ * fakecuda_driver_context_device() tells a context's device, and
+ * fakecuda_driver_primary_retained() how many retains of a device's primary
+ * context are outstanding (cuDevicePrimaryCtxRetain less
+ * cuDevicePrimaryCtxRelease). */
 
 #include <glib.h>
 #include <string.h>
@@ -100,6 +107,7 @@ typedef struct
 /* Controls */
 guint64 fakecuda_driver_call_count (const char *function);
 int fakecuda_driver_context_device (CUcontext ctx);
+int fakecuda_driver_primary_retained (CUdevice dev);
 
 /* cuda.h, the names and versions libgstcuda 1.22 resolves */
 CUresult cuInit (unsigned int flags);
@@ -223,6 +231,19 @@ fakecuda_driver_context_device (CUcontext ctx)
   return ctx ? ctx->device : -1;
 }
 
+int
+fakecuda_driver_primary_retained (CUdevice dev)
+{
+  gint n;
+
+  if (dev < 0 || dev >= (CUdevice) G_N_ELEMENTS (primary))
+    return -1;
+  g_mutex_lock (&lock);
+  n = primary[dev].retained;
+  g_mutex_unlock (&lock);
+  return n;
+}
+
 static CUresult
 from_runtime (cudaError_t error)
 {
@@ -308,6 +329,13 @@ cuInit (unsigned int flags)
   int n = 0;
 
   ENTER ();
+  /* FAKECUDA_DRIVER_INIT=fail: the driver library loads but does not
+   * initialise, while the runtime works. What a library that falls back
+   * to the runtime without a driver context then does is tested on the
+   * stand-in too (the runtime's cudaSetDevice path of
+   * gst_pinned_context_push(), which builds without cuda-interop take). */
+  if (g_strcmp0 (g_getenv ("FAKECUDA_DRIVER_INIT"), "fail") == 0)
+    return CUDA_ERROR_NO_DEVICE;
   if (cudaGetDeviceCount (&n) != cudaSuccess || n == 0)
     return CUDA_ERROR_NO_DEVICE;
   initialized = TRUE;
@@ -459,7 +487,8 @@ push (CUcontext ctx)
   cudaGetDevice (&entry.prev_device);
   /* A push only changes the thread's current context: it succeeds on a
    * context that holds a sticky error, whose calls then report it. */
-  fakecuda_make_current (ctx->device);
+  fakecuda_make_current_context (ctx->device,
+      ctx->primary ? 0 : (uintptr_t) ctx);
   g_array_append_val (get_stack (), entry);
   return CUDA_SUCCESS;
 }
@@ -474,7 +503,11 @@ pop (void)
     return NULL;
   entry = g_array_index (s, StackEntry, s->len - 1);
   g_array_set_size (s, s->len - 1);
-  fakecuda_make_current (entry.prev_device);
+  if (s->len && !g_array_index (s, StackEntry, s->len - 1).ctx->primary)
+    fakecuda_make_current_context (entry.prev_device,
+        (uintptr_t) g_array_index (s, StackEntry, s->len - 1).ctx);
+  else
+    fakecuda_make_current (entry.prev_device);
   return entry.ctx;
 }
 

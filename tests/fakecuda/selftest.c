@@ -11,10 +11,12 @@
  * kind than a simpler stand-in would be: the legacy default stream runs
  * asynchronously, stream handles are reused, failures can surface later and
  * stick (a faulting kernel drops the device's queued work), pageable
- * copies are bounds-checked, held-back copies land in pieces, and freeing
- * memory that queued work still uses is caught. */
+ * copies are bounds-checked, held-back copies land in pieces, freeing
+ * memory that queued work still uses is caught, device pointers are valid
+ * in their own context only, and the driver counts primary retains. */
 
 #include <glib.h>
+#include <dlfcn.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "fakecuda.h"
@@ -490,6 +492,74 @@ test_event_flags (void)
   cudaEventDestroy (ev);
 }
 
+/* A device pointer is valid in the context that allocated it only: a copy
+ * that names it in another context of the same device fails (as kernels
+ * would fault there), and succeeds back in its own. */
+static void
+test_pointers_valid_in_their_context (void)
+{
+  void *mine, *other, *host;
+
+  assert_cuda (cudaMalloc (&mine, 256), cudaSuccess);
+  assert_cuda (cudaHostAlloc (&host, 256, 0), cudaSuccess);
+  fakecuda_make_current_context (0, 0x1234);
+  assert_cuda (cudaMalloc (&other, 256), cudaSuccess);
+  assert_cuda (cudaMemcpy (host, other, 256, cudaMemcpyDeviceToHost),
+      cudaSuccess);
+  assert_cuda (cudaMemcpy (host, mine, 256, cudaMemcpyDeviceToHost),
+      cudaErrorInvalidValue);
+  assert_cuda (cudaMemcpy (other, mine, 256, cudaMemcpyDeviceToDevice),
+      cudaErrorInvalidValue);
+  fakecuda_make_current (0);
+  assert_cuda (cudaMemcpy (host, other, 256, cudaMemcpyDeviceToHost),
+      cudaErrorInvalidValue);
+  assert_cuda (cudaMemcpy (host, mine, 256, cudaMemcpyDeviceToHost),
+      cudaSuccess);
+  fakecuda_make_current_context (0, 0x1234);
+  assert_cuda (cudaFree (other), cudaSuccess);
+  fakecuda_make_current (0);
+  assert_cuda (cudaFree (mine), cudaSuccess);
+  assert_cuda (cudaFreeHost (host), cudaSuccess);
+}
+
+/* The driver stand-in (libcuda.so.1, opened as libgstcuda opens it)
+ * counts the retains of a device's primary context: each release takes
+ * one back, and a release without a retain fails, as in CUDA, so that a
+ * test can see them balance. */
+static void
+test_driver_primary_retains_counted (void)
+{
+  gpointer driver = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  int (*init) (unsigned int);
+  int (*retain) (void **, int);
+  int (*release) (int);
+  int (*retained) (int);
+  void *ctx = NULL, *again = NULL;
+
+  g_assert_nonnull (driver);
+  init = dlsym (driver, "cuInit");
+  retain = dlsym (driver, "cuDevicePrimaryCtxRetain");
+  release = dlsym (driver, "cuDevicePrimaryCtxRelease_v2");
+  retained = dlsym (driver, "fakecuda_driver_primary_retained");
+  g_assert_true (init && retain && release && retained);
+
+  g_assert_cmpint (init (0), ==, 0);
+  g_assert_cmpint (retained (1), ==, 0);
+  g_assert_cmpint (retain (&ctx, 1), ==, 0);
+  g_assert_cmpint (retain (&again, 1), ==, 0);
+  g_assert_true (ctx == again);
+  g_assert_cmpint (retained (1), ==, 2);
+  g_assert_cmpint (retained (0), ==, 0);
+  g_assert_cmpint (release (1), ==, 0);
+  g_assert_cmpint (retained (1), ==, 1);
+  g_assert_cmpint (release (1), ==, 0);
+  g_assert_cmpint (retained (1), ==, 0);
+  /* CUDA_ERROR_INVALID_CONTEXT */
+  g_assert_cmpint (release (1), ==, 201);
+  g_assert_cmpint (retained (1), ==, 0);
+  dlclose (driver);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -516,6 +586,10 @@ main (int argc, char **argv)
   g_test_add_func ("/fakecuda/free-in-use-is-caught",
       test_free_in_use_is_caught);
   g_test_add_func ("/fakecuda/event-flags", test_event_flags);
+  g_test_add_func ("/fakecuda/pointers-valid-in-their-context",
+      test_pointers_valid_in_their_context);
+  g_test_add_func ("/fakecuda/driver-primary-retains-counted",
+      test_driver_primary_retains_counted);
 
   return g_test_run ();
 }
