@@ -120,9 +120,17 @@ all_bytes (const guint8 * data, gsize size, guint8 byte)
 static cudaStream_t
 new_cuda_stream (void)
 {
+  /* In device 0's context, the tests' own, whatever context an earlier
+   * call left current on this thread (a stream is valid in its context
+   * only). */
+  static GstPinnedContext *ctx;
   cudaStream_t s;
 
+  if (ctx == NULL)
+    ctx = gst_pinned_context_new (0, NULL);
+  fail_unless (ctx != NULL && gst_pinned_context_push (ctx, NULL));
   fail_unless (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking) == 0);
+  gst_pinned_context_pop (ctx);
   return s;
 }
 
@@ -1218,7 +1226,13 @@ GST_START_TEST (test_export_cuda_memory)
   cuda = pinned_test_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (cuda, 0)));
 
-  consumer = new_cuda_stream ();
+  /* A consumer of nvcodec's memory works in nvcodec's context, where its
+   * pointers are valid (on 1.22 nvcodec makes a context of its own). */
+  cuda_context = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (cuda,
+          0))->context;
+  fail_unless (gst_cuda_context_push (cuda_context));
+  fail_unless (cudaStreamCreateWithFlags (&consumer,
+          cudaStreamNonBlocking) == 0);
   t = gst_pinned_tensor_export_frame (cuda, &info, consumer, 0, &error);
   fail_unless (t != NULL, "%s", error ? error->message : "");
   fail_unless_equals_int (t->dl_tensor.device.device_type, kDLCUDA);
@@ -1240,6 +1254,7 @@ GST_START_TEST (test_export_cuda_memory)
           t->dl_tensor.strides[0], row, 30, cudaMemcpyDeviceToHost,
           consumer) == 0);
   fail_unless (cudaStreamSynchronize (consumer) == 0);
+  fail_unless (gst_cuda_context_pop (NULL));
   fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
   for (y = 0; y < 30; y++) {
     src = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
@@ -1252,7 +1267,9 @@ GST_START_TEST (test_export_cuda_memory)
   gst_pinned_tensor_release (t);
   fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (cuda), 1);
   cudaFreeHost (result);
+  fail_unless (gst_cuda_context_push (cuda_context));
   cudaStreamDestroy (consumer);
+  gst_cuda_context_pop (NULL);
   /* Nothing of the export holds nvcodec's context afterwards. */
   cuda_context = gst_object_ref (GST_CUDA_MEMORY_CAST
       (gst_buffer_peek_memory (cuda, 0))->context);

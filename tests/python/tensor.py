@@ -222,10 +222,14 @@ check(np.array_equal(arr, np.from_dlpack(hframe)),
       "the kDLCUDAHost tensor reads the same bytes")
 del hframe
 
-# ---- nvcodec's CUDA memory (cudaupload), where nvcodec is there ----------
+# ---- nvcodec's CUDA memory, where nvcodec is there -------------------------
+# In the device's primary context, the one this consumer (and PyTorch) works
+# in: pinnedupload, first in the pipeline, offers it and the CUDA memory is
+# allocated there. (A pipeline that starts with an nvcodec element on 1.22
+# has a context of nvcodec's own, whose pointers are valid there only.)
 if Gst.ElementFactory.find("cudaupload") is not None:
     ref = reference(SRC % "RGBA", N)
-    got_cuda = run(SRC % "RGBA" + " ! cudaupload ! "
+    got_cuda = run(SRC % "RGBA" + " ! pinnedupload ! "
                    "video/x-raw(memory:CUDAMemory) ! appsink name=dev "
                    "sync=false", ["dev"], N)
     for i, sample in enumerate(got_cuda["dev"]):
