@@ -557,7 +557,8 @@ test_driver_primary_retains_counted (void)
   /* CUDA_ERROR_INVALID_CONTEXT */
   g_assert_cmpint (release (1), ==, 201);
   g_assert_cmpint (retained (1), ==, 0);
-  dlclose (driver);
+  /* Left loaded, as libgstcuda leaves it: unloading it would lose the
+   * state cuInit made (memcheck counts that as a leak). */
 }
 
 int
