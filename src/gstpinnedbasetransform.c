@@ -38,6 +38,7 @@
 #include "gstpinnedbasetransform-private.h"
 #include "gstpinnedfence-private.h"
 #include "gst/pinned/gstpinnedbufferpool.h"
+#include "gst/pinned/gstpinneddevicememory.h"
 #ifdef HAVE_CUDA_INTEROP
 #include "gst/pinned/gstpinnedcudacontext.h"
 #include "gst/pinned/gstpinnedcudamemory.h"
@@ -48,6 +49,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_base_transform_debug);
 
 #define DEFAULT_DEVICE_ID GST_PINNED_DEVICE_ID_ANY
 #define DEFAULT_SHARED_STREAM FALSE
+#define DEFAULT_DEVICE_ALLOC GST_PINNED_DEVICE_ALLOC_DEFAULT
 #define DEFAULT_POOL_SIZE 4
 #define DEFAULT_BATCH 0
 /* batch=0: frames up to this size from a source that is not live go in
@@ -71,6 +73,7 @@ enum
   PROP_POOL_SIZE,
   PROP_BATCH,
   PROP_BATCH_TIMEOUT,
+  PROP_DEVICE_ALLOC,
   PROP_STATS,
   PROP_LAST
 };
@@ -118,6 +121,7 @@ typedef struct
   guint pool_size;
   guint batch;                  /* the properties */
   guint64 batch_timeout_us;
+  GstPinnedDeviceAlloc device_alloc;
   GstPinnedContext *context;
   GstPinnedStream *stream;
   GstVideoInfo in_info;
@@ -199,6 +203,11 @@ gst_pinned_base_transform_set_property (GObject * object, guint prop_id,
       priv->batch_timeout_us = g_value_get_uint64 (value);
       GST_OBJECT_UNLOCK (object);
       break;
+    case PROP_DEVICE_ALLOC:
+      GST_OBJECT_LOCK (object);
+      priv->device_alloc = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (object);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -241,6 +250,11 @@ gst_pinned_base_transform_get_property (GObject * object, guint prop_id,
     case PROP_BATCH_TIMEOUT:
       GST_OBJECT_LOCK (object);
       g_value_set_uint64 (value, priv->batch_timeout_us);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    case PROP_DEVICE_ALLOC:
+      GST_OBJECT_LOCK (object);
+      g_value_set_enum (value, priv->device_alloc);
       GST_OBJECT_UNLOCK (object);
       break;
     default:
@@ -1300,6 +1314,25 @@ gst_pinned_base_transform_class_init (GstPinnedBaseTransformClass * klass)
    *
    * Since: 0.1
    */
+  /**
+   * GstPinnedBaseTransform:device-alloc:
+   *
+   * How the element's pools of device frames allocate: `default`
+   * (cudaMalloc) or `stream-ordered` (cudaMallocAsync on the element's
+   * stream, from the device's memory pool, and cudaFreeAsync: freeing a
+   * pool does not synchronize the device as cudaFree does). The pools
+   * allocate when activated either way; the frames are the same.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_DEVICE_ALLOC] =
+      g_param_spec_enum ("device-alloc", "Device allocation",
+      "How the element's device frames are allocated: cudaMalloc, or "
+      "stream-ordered (cudaMallocAsync on its stream, freed without a "
+      "device-wide synchronization)", GST_TYPE_PINNED_DEVICE_ALLOC,
+      DEFAULT_DEVICE_ALLOC,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+
   properties[PROP_SHARED_STREAM] =
       g_param_spec_boolean ("shared-stream", "Shared stream",
       "Use the device's one shared CUDA stream instead of an own one "
@@ -1437,6 +1470,7 @@ gst_pinned_base_transform_init (GstPinnedBaseTransform * self)
 
   priv->device_id = DEFAULT_DEVICE_ID;
   priv->pool_size = DEFAULT_POOL_SIZE;
+  priv->device_alloc = DEFAULT_DEVICE_ALLOC;
   priv->batch = DEFAULT_BATCH;
   priv->batch_timeout_us = DEFAULT_BATCH_TIMEOUT_US;
   priv->batch_frames = 1;
@@ -1568,12 +1602,20 @@ gst_pinned_base_transform_make_device_pool (GstPinnedBaseTransform * self,
   GstBufferPool *pool;
   GstStructure *config;
   GError *error = NULL;
+  gboolean stream_ordered;
 
   g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
   priv = GET_PRIV (self);
   g_return_val_if_fail (priv->context != NULL, NULL);
 
-  pool = gst_pinned_device_buffer_pool_new (priv->context);
+  GST_OBJECT_LOCK (self);
+  stream_ordered = priv->device_alloc == GST_PINNED_DEVICE_ALLOC_STREAM_ORDERED;
+  GST_OBJECT_UNLOCK (self);
+  if (stream_ordered && priv->stream)
+    pool = gst_pinned_device_buffer_pool_new_stream_ordered (priv->context,
+        priv->stream);
+  else
+    pool = gst_pinned_device_buffer_pool_new (priv->context);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);

@@ -346,6 +346,37 @@ gst_pinned_device_buffer_pool_new (GstPinnedContext * context)
 }
 
 /**
+ * gst_pinned_device_buffer_pool_new_stream_ordered:
+ * @context: the device context
+ * @stream: the stream that allocates and frees the pool's memory
+ *
+ * A video buffer pool of device memory allocated and freed in @stream's
+ * order (gst_pinned_device_allocator_new_stream_ordered()).
+ *
+ * Returns: (transfer full): a new video buffer pool of device memory
+ *
+ * Since: 0.1
+ */
+GstBufferPool *
+gst_pinned_device_buffer_pool_new_stream_ordered (GstPinnedContext * context,
+    GstPinnedStream * stream)
+{
+  GstPinnedDeviceBufferPool *self;
+
+  g_return_val_if_fail (stream != NULL, NULL);
+
+  self = GST_PINNED_DEVICE_BUFFER_POOL (gst_pinned_device_buffer_pool_new
+      (context));
+  if (self == NULL)
+    return NULL;
+  gst_object_unref (self->allocator);
+  self->allocator = gst_pinned_device_allocator_new_stream_ordered (context,
+      stream);
+
+  return GST_BUFFER_POOL_CAST (self);
+}
+
+/**
  * gst_pinned_buffer_pool_get_context:
  * @pool: a gst-pinned buffer pool
  *

@@ -12,8 +12,9 @@
  * @title: GstPinnedDeviceAllocator
  * @short_description: CUDA device memory
  *
- * Device memory from cudaMalloc(), with the same write and read fences as
- * page-locked memory. Map it with %GST_MAP_PINNED_GPU to get the device
+ * Device memory from cudaMalloc(), or stream-ordered from cudaMallocAsync()
+ * (gst_pinned_device_allocator_new_stream_ordered()), with the same write
+ * and read fences as page-locked memory. Map it with %GST_MAP_PINNED_GPU to get the device
  * pointer. A plain CPU map never returns the device pointer: it copies the
  * memory into page-locked staging after waiting for its writer, and a
  * mapping for WRITE copies the staging back on unmap. That path is slow and
@@ -34,6 +35,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_device_memory_debug);
 struct _GstPinnedDeviceAllocator
 {
   GstPinnedAllocator parent;
+
+  /* Set: stream-ordered allocation on it */
+  GstPinnedStream *stream;
 };
 
 /* The CPU view of a device memory, made on its first CPU map. */
@@ -53,18 +57,68 @@ G_DEFINE_TYPE_WITH_CODE (GstPinnedDeviceAllocator, gst_pinned_device_allocator,
     GST_DEBUG_CATEGORY_INIT (gst_pinned_device_memory_debug,
         "pinneddevicememory", 0, "gst-pinned CUDA device memory"));
 
+GType
+gst_pinned_device_alloc_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GST_PINNED_DEVICE_ALLOC_DEFAULT, "cudaMalloc and cudaFree", "default"},
+    {GST_PINNED_DEVICE_ALLOC_STREAM_ORDERED, "cudaMallocAsync and "
+          "cudaFreeAsync on the element's stream, from the device's memory "
+          "pool", "stream-ordered"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstPinnedDeviceAlloc", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* Stream-ordered memory is ready for the allocating stream's later work
+ * only: the stream is waited for once, so that any stream, and the CPU's
+ * staging copies, may use it. Pools allocate when activated, before their
+ * frames flow. */
 static gboolean
 gst_pinned_device_allocator_alloc_data (GstPinnedAllocator * allocator,
     gsize size, gpointer * data, GError ** error)
 {
-  return gst_pinned_cuda_result (cudaMalloc (data, size), error);
+  GstPinnedDeviceAllocator *self = GST_PINNED_DEVICE_ALLOCATOR (allocator);
+  cudaStream_t stream;
+
+  if (self->stream == NULL)
+    return gst_pinned_cuda_result (cudaMalloc (data, size), error);
+
+  stream = gst_pinned_stream_get_cuda_stream (self->stream);
+  return gst_pinned_cuda_result (cudaMallocAsync (data, size, stream), error)
+      && gst_pinned_cuda_result (cudaStreamSynchronize (stream), error);
 }
 
+/* Every fence of the memory has signalled: freed in the stream's order,
+ * without the device-wide synchronization of cudaFree(). */
 static void
 gst_pinned_device_allocator_free_data (GstPinnedAllocator * allocator,
     gpointer data)
 {
-  gst_pinned_cuda_result (cudaFree (data), NULL);
+  GstPinnedDeviceAllocator *self = GST_PINNED_DEVICE_ALLOCATOR (allocator);
+
+  if (self->stream == NULL)
+    gst_pinned_cuda_result (cudaFree (data), NULL);
+  else
+    gst_pinned_cuda_result (cudaFreeAsync (data,
+            gst_pinned_stream_get_cuda_stream (self->stream)), NULL);
+}
+
+static void
+gst_pinned_device_allocator_finalize (GObject * object)
+{
+  GstPinnedDeviceAllocator *self = GST_PINNED_DEVICE_ALLOCATOR (object);
+
+  if (self->stream)
+    gst_pinned_stream_unref (self->stream);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 static void
@@ -220,6 +274,7 @@ gst_pinned_device_allocator_class_init (GstPinnedDeviceAllocatorClass * klass)
 {
   GstPinnedAllocatorClass *pinned_class = GST_PINNED_ALLOCATOR_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->finalize = gst_pinned_device_allocator_finalize;
   pinned_class->alloc_data = gst_pinned_device_allocator_alloc_data;
   pinned_class->free_data = gst_pinned_device_allocator_free_data;
 
@@ -261,6 +316,38 @@ gst_pinned_device_allocator_new (GstPinnedContext * context)
   gst_object_ref_sink (allocator);
 
   return allocator;
+}
+
+/**
+ * gst_pinned_device_allocator_new_stream_ordered:
+ * @context: the device context
+ * @stream: the stream that allocates and frees, of @context
+ *
+ * An allocator of device memory from the device's memory pool, allocated
+ * (cudaMallocAsync()) and freed (cudaFreeAsync()) in @stream's order:
+ * freeing does not synchronize the device as cudaFree() does. A new
+ * allocation waits for @stream once, so that its memory is ready for any
+ * stream.
+ *
+ * Returns: (transfer full): a new allocator of device memory on the device
+ *   of @context
+ *
+ * Since: 0.1
+ */
+GstAllocator *
+gst_pinned_device_allocator_new_stream_ordered (GstPinnedContext * context,
+    GstPinnedStream * stream)
+{
+  GstPinnedDeviceAllocator *self;
+
+  g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), NULL);
+  g_return_val_if_fail (stream != NULL, NULL);
+
+  self = GST_PINNED_DEVICE_ALLOCATOR (gst_pinned_device_allocator_new
+      (context));
+  self->stream = gst_pinned_stream_ref (stream);
+
+  return GST_ALLOCATOR_CAST (self);
 }
 
 /**

@@ -302,14 +302,15 @@ static struct
   gchar *timeline;
   gint pool_size;
   gint batch;                   /* -1: the elements' default */
+  gchar *device_alloc;          /* NULL: the elements' default */
   gint limit_rotate;
   gchar *clips;
   gchar *clip;
   gchar *pipeline;
   gboolean only;
 } opts = {
-  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, -1, 0, NULL, NULL,
-  NULL, FALSE
+  NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, -1, NULL, 0, NULL,
+  NULL, NULL, FALSE
 };
 
 /* A clip for the decode rows: @codec-WxH.@codec in the clips folder. */
@@ -723,7 +724,9 @@ pool_options (void)
   if (opts.pool_size)
     g_string_append_printf (s, "pool-size=%d ", opts.pool_size);
   if (opts.batch >= 0)
-    g_string_append_printf (s, "batch=%d", opts.batch);
+    g_string_append_printf (s, "batch=%d ", opts.batch);
+  if (opts.device_alloc)
+    g_string_append_printf (s, "device-alloc=%s", opts.device_alloc);
   return g_string_free (s, FALSE);
 }
 
@@ -1224,6 +1227,9 @@ main (int argc, char **argv)
         "pool-size of our elements (default: theirs)", "N"},
     {"batch", 0, 0, G_OPTION_ARG_INT, &opts.batch,
         "batch of our elements (default: theirs, 0: automatic)", "N"},
+    {"device-alloc", 0, 0, G_OPTION_ARG_STRING, &opts.device_alloc,
+          "device-alloc of our elements (default: theirs; stream-ordered)",
+        "MODE"},
     {"limit-rotate", 0, 0, G_OPTION_ARG_INT, &opts.limit_rotate,
         "Also measure the limit with copies rotating over N frame-sized "
           "buffers each way, as a stream of frames does", "N"},

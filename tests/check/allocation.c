@@ -408,6 +408,73 @@ GST_START_TEST (test_pool_sizes)
 
 GST_END_TEST;
 
+/* device-alloc=stream-ordered: the upload's and a filter's device frames
+ * come from cudaMallocAsync on the element's stream and go back with
+ * cudaFreeAsync (never cudaMalloc / cudaFree), the frames bit-exact; on the
+ * stand-in a stream-ordered free whose memory queued work still touches
+ * aborts. The default allocates with cudaMalloc. */
+GST_START_TEST (test_device_alloc_stream_ordered)
+{
+  guint ordered;
+
+  for (ordered = 0; ordered < 2; ordered++) {
+    const gchar *mode = ordered ? "stream-ordered" : "default";
+    gchar *launch = g_strdup_printf ("pinnedupload pool-size=3 "
+        "device-alloc=%s ! " PINNED_TEST_FILTER " pool-size=2 "
+        "device-alloc=%s ! pinneddownload", mode, mode);
+    GstHarness *h = gst_harness_new_parse (launch);
+    guint64 mallocs = pinned_test_call_count ("cudaMalloc");
+    guint64 async_mallocs = pinned_test_call_count ("cudaMallocAsync");
+    guint64 frees = pinned_test_call_count ("cudaFree");
+    guint64 async_frees = pinned_test_call_count ("cudaFreeAsync");
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+    guint i;
+
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 322, 242);
+    gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+        gst_video_info_to_caps (&info));
+    for (i = 0; i < 12; i++) {
+      in = gst_harness_create_buffer (h, info.size);
+      gst_buffer_unref (pinned_test_push_and_pull (h, in));
+    }
+    gst_harness_teardown (h);
+
+    /* the frames themselves, through the upload's pool */
+    h = gst_harness_new_parse (ordered ? "pinnedupload "
+        "device-alloc=stream-ordered ! pinneddownload" :
+        "pinnedupload ! pinneddownload");
+    gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+        gst_video_info_to_caps (&info));
+    for (i = 0; i < 12; i++) {
+      in = gst_harness_create_buffer (h, info.size);
+      pinned_test_fill_frame (in, &info, 40 + i);
+      out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (pinned_test_frames_equal (in, out, &info), "%s: frame %u",
+          mode, i);
+      gst_buffer_unref (in);
+      gst_buffer_unref (out);
+    }
+    gst_harness_teardown (h);
+
+    if (pinned_test_is_fake ()) {
+      /* upload 2 x 3 device frames, the filter 2 x 2; then the pair's
+       * upload 2 x 4 */
+      fail_unless_equals_int (pinned_test_call_count ("cudaMallocAsync") -
+          async_mallocs, ordered ? 18 : 0);
+      fail_unless_equals_int (pinned_test_call_count ("cudaMalloc") - mallocs,
+          ordered ? 0 : 18);
+      fail_unless_equals_int (pinned_test_call_count ("cudaFreeAsync") -
+          async_frees, ordered ? 18 : 0);
+      fail_unless_equals_int (pinned_test_call_count ("cudaFree") - frees,
+          ordered ? 0 : 18);
+    }
+    g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
 /* A pool configured with another allocator (the system one, as an
  * element that configures a pool it was given might) still hands out its
  * own memory, or refuses the configuration. */
@@ -486,6 +553,7 @@ allocation_suite (void)
   tcase_add_test (tc, test_download_outputs_pinned_memory);
   tcase_add_test (tc, test_download_keeps_own_pool_over_plain_pool);
   tcase_add_test (tc, test_pool_sizes);
+  tcase_add_test (tc, test_device_alloc_stream_ordered);
   tcase_add_test (tc, test_pools_keep_their_allocator);
   tcase_add_test (tc, test_host_memory_starts_zeroed);
 

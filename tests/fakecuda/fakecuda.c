@@ -431,6 +431,7 @@ typedef enum
   OP_WAIT_STREAM,
   OP_KERNEL,
   OP_HOST_FUNC,
+  OP_FREE,
   OP_QUIT,
 } OpType;
 
@@ -458,6 +459,8 @@ typedef struct
   guint64 gen;
   /* OP_WAIT_STREAM: until @other has run @gen operations */
   Stream *other;
+  /* OP_FREE: the allocation cudaFreeAsync() gives back when reached */
+  gpointer alloc;
   /* OP_KERNEL, OP_HOST_FUNC */
   FakecudaKernelRun run;
   void *closure;
@@ -546,6 +549,8 @@ run_copy (Stream * s, Op * op)
   }
 }
 
+static void dev_free (gpointer alloc, const gchar * function);
+
 static void
 run_op (Stream * s, Op * op)
 {
@@ -587,6 +592,10 @@ run_op (Stream * s, Op * op)
       /* CUDA skips host functions after a failure too. */
       if (!dead)
         op->host_fn (op->closure);
+      break;
+    case OP_FREE:
+      /* Given back also after a failure, as CUDA's pool does. */
+      dev_free (op->alloc, "cudaFreeAsync");
       break;
     case OP_QUIT:
       break;
@@ -1386,13 +1395,12 @@ cudaEventElapsedTime (float *ms, cudaEvent_t start, cudaEvent_t end)
 /* ----------------------------------------------------------------------- */
 /* Memory */
 
-cudaError_t CUDARTAPI
-cudaMalloc (void **ptr, size_t size)
+static cudaError_t
+dev_alloc (void **ptr, size_t size)
 {
   DevAlloc *a;
   gsize page = sysconf (_SC_PAGESIZE);
 
-  ENTER (TRUE);
   g_mutex_lock (&lock);
   if (device_used[current_device] + size > device_memory) {
     g_mutex_unlock (&lock);
@@ -1423,6 +1431,81 @@ cudaMalloc (void **ptr, size_t size)
 
   *ptr = a->handle;
   return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI
+cudaMalloc (void **ptr, size_t size)
+{
+  ENTER (TRUE);
+  return dev_alloc (ptr, size);
+}
+
+/* Stream-ordered allocation: the stand-in allocates at once (work ordered
+ * after the call on @stream may use it, and so may any work ordered after
+ * that); the memory goes back when cudaFreeAsync()'s place in its stream
+ * is reached, and then no queued work may still touch it. */
+cudaError_t CUDARTAPI
+cudaMallocAsync (void **ptr, size_t size, cudaStream_t stream)
+{
+  Stream *s;
+
+  ENTER (TRUE);
+  g_mutex_lock (&lock);
+  s = stream_get_locked (stream);
+  g_mutex_unlock (&lock);
+  if (s == NULL)
+    return set_error (cudaErrorInvalidResourceHandle);
+  return set_error (dev_alloc (ptr, size));
+}
+
+/* On the stream's thread: the allocation @alloc back, no work left on it. */
+static void
+dev_free (gpointer alloc, const gchar * function)
+{
+  DevAlloc *a = alloc;
+
+  g_mutex_lock (&lock);
+  check_unused_locked (function, a->handle, &a->pending);
+  device_used[a->device] -= a->size;
+  g_mutex_unlock (&lock);
+  munmap (a->handle, a->reserved);
+  g_free (a->backing);
+  g_free (a);
+}
+
+cudaError_t CUDARTAPI
+cudaFreeAsync (void *ptr, cudaStream_t stream)
+{
+  GList *l;
+  DevAlloc *a = NULL;
+  cudaError_t sticky;
+  Op *op;
+
+  ENTER_RELEASE (sticky);
+  if (ptr == NULL)
+    return set_error (sticky);
+  g_mutex_lock (&lock);
+  if (stream_get_locked (stream) == NULL) {
+    g_mutex_unlock (&lock);
+    return set_error (cudaErrorInvalidResourceHandle);
+  }
+  for (l = dev_allocs; l; l = l->next) {
+    if (((DevAlloc *) l->data)->handle == ptr) {
+      a = l->data;
+      /* No longer found by pointer: work enqueued from now on that uses
+       * it is an error, as on a GPU. */
+      dev_allocs = g_list_delete_link (dev_allocs, l);
+      break;
+    }
+  }
+  g_mutex_unlock (&lock);
+  if (a == NULL)
+    return set_error (cudaErrorInvalidValue);
+
+  op = g_new0 (Op, 1);
+  op->type = OP_FREE;
+  op->alloc = a;
+  return set_error (enqueue (stream, op));
 }
 
 cudaError_t CUDARTAPI

@@ -561,6 +561,39 @@ test_driver_primary_retains_counted (void)
    * state cuInit made (memcheck counts that as a leak). */
 }
 
+/* Stream-ordered allocation: memory from cudaMallocAsync is used by the
+ * stream's later work; cudaFreeAsync gives it back when the stream gets
+ * there (work before it still runs on it), and work enqueued after the
+ * free cannot use it, as in CUDA. */
+static void
+test_stream_ordered_allocation (void)
+{
+  cudaStream_t s;
+  guint8 *dev, *host;
+  gsize size = 4096;
+
+  assert_cuda (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking),
+      cudaSuccess);
+  assert_cuda (cudaHostAlloc ((void **) &host, size, cudaHostAllocDefault),
+      cudaSuccess);
+  assert_cuda (cudaMallocAsync ((void **) &dev, size, s), cudaSuccess);
+  assert_cuda (cudaMemsetAsync (dev, 0x5a, size, s), cudaSuccess);
+  /* held back: the copy out and the free run later, in order */
+  assert_cuda (fakecuda_stream_sleep (s, 20000), cudaSuccess);
+  assert_cuda (cudaMemcpyAsync (host, dev, size, cudaMemcpyDeviceToHost, s),
+      cudaSuccess);
+  assert_cuda (cudaFreeAsync (dev, s), cudaSuccess);
+  /* freed in stream order: not usable by work enqueued after the free */
+  assert_cuda (cudaMemsetAsync (dev, 0, size, s), cudaErrorInvalidValue);
+  assert_cuda (cudaStreamSynchronize (s), cudaSuccess);
+  g_assert_cmpint (host[0], ==, 0x5a);
+  g_assert_cmpint (host[size - 1], ==, 0x5a);
+  /* a second free is an error */
+  assert_cuda (cudaFreeAsync (dev, s), cudaErrorInvalidValue);
+  assert_cuda (cudaFreeHost (host), cudaSuccess);
+  assert_cuda (cudaStreamDestroy (s), cudaSuccess);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -591,6 +624,8 @@ main (int argc, char **argv)
       test_pointers_valid_in_their_context);
   g_test_add_func ("/fakecuda/driver-primary-retains-counted",
       test_driver_primary_retains_counted);
+  g_test_add_func ("/fakecuda/stream-ordered-allocation",
+      test_stream_ordered_allocation);
 
   return g_test_run ();
 }

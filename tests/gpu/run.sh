@@ -11,6 +11,8 @@
 #   sanitizer    compute-sanitizer memcheck over the 'gpu' suite
 #   renegotiate  the renegotiation test, $RENEG_RUNS times (20)
 #   ipc          frames across processes: cudaipcsink / cudaipcsrc (1.24+)
+#   device-alloc device-alloc=default against stream-ordered: start-up,
+#                device memory held, frames/s (tests/gpu/device-alloc.sh)
 #   inspect      gst-inspect-1.0: the elements and their properties
 #   example      examples/pinned-appsink: its kernel on 300 frames
 #   demo         examples/demo.sh
@@ -135,6 +137,14 @@ for step in "${steps[@]}"; do
         fi
       done
       summary+=("renegotiate: $failed failed of ${RENEG_RUNS:-20} runs")
+      ;;
+    device-alloc)
+      # device-alloc default against stream-ordered (tests/gpu/device-alloc.sh)
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      LD_LIBRARY_PATH=$libpath bash tests/gpu/device-alloc.sh \
+        > "$OUT/device-alloc.txt" 2>&1
+      summary+=("device-alloc: rc $? (device-alloc.txt)")
+      cat "$OUT/device-alloc.txt"
       ;;
     ipc)
       # frames across processes through nvcodec's CUDA IPC (1.24+)

@@ -83,6 +83,11 @@ GST_PINNED_API
 GstBufferPool * gst_pinned_device_buffer_pool_new (GstPinnedContext * context);
 
 GST_PINNED_API
+GstBufferPool * gst_pinned_device_buffer_pool_new_stream_ordered
+                                                  (GstPinnedContext * context,
+                                                   GstPinnedStream * stream);
+
+GST_PINNED_API
 GstBufferPool * gst_pinned_host_buffer_pool_from_peer (GstPad * pad,
                                                        GstCaps * caps,
                                                        guint min_buffers);

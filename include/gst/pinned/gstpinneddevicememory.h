@@ -37,8 +37,34 @@ GST_PINNED_API
 G_DECLARE_FINAL_TYPE (GstPinnedDeviceAllocator, gst_pinned_device_allocator,
     GST, PINNED_DEVICE_ALLOCATOR, GstPinnedAllocator);
 
+/**
+ * GstPinnedDeviceAlloc:
+ * @GST_PINNED_DEVICE_ALLOC_DEFAULT: cudaMalloc() and cudaFree()
+ * @GST_PINNED_DEVICE_ALLOC_STREAM_ORDERED: cudaMallocAsync() and
+ *   cudaFreeAsync() on a stream, from the device's memory pool: no
+ *   device-wide synchronization when memory is freed
+ *
+ * How device memory is allocated.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  GST_PINNED_DEVICE_ALLOC_DEFAULT,
+  GST_PINNED_DEVICE_ALLOC_STREAM_ORDERED,
+} GstPinnedDeviceAlloc;
+
+#define GST_TYPE_PINNED_DEVICE_ALLOC (gst_pinned_device_alloc_get_type ())
+GST_PINNED_API
+GType           gst_pinned_device_alloc_get_type (void);
+
 GST_PINNED_API
 GstAllocator *  gst_pinned_device_allocator_new  (GstPinnedContext * context);
+
+GST_PINNED_API
+GstAllocator *  gst_pinned_device_allocator_new_stream_ordered
+                                                 (GstPinnedContext * context,
+                                                  GstPinnedStream * stream);
 
 GST_PINNED_API
 gboolean        gst_is_pinned_device_memory      (GstMemory * mem);
