@@ -609,11 +609,14 @@ static void
 release_when_idle (gpointer data, gpointer unused)
 {
   GstPinnedMemoryImpl *impl = data;
+  /* The free that handed it over took a reference for this thread. */
+  GstAllocator *allocator = GST_MEMORY_CAST (impl)->allocator;
 
   gst_pinned_memory_wait (&impl->mem, GST_MAP_READWRITE, NULL);
   GST_LOG ("releasing wrapped storage %p", impl->mem.data);
   impl->notify (impl->user_data);
   memory_finish (impl);
+  gst_object_unref (allocator);
 }
 
 static gpointer
@@ -638,6 +641,8 @@ gst_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
 
   if (impl->notify && impl->release_later &&
       !gst_pinned_memory_is_idle (mem, GST_MAP_READWRITE)) {
+    /* GstMemory drops its allocator when this returns. */
+    gst_object_ref (allocator);
     g_thread_pool_push (g_once (&release_pool, release_pool_new, NULL), impl,
         NULL);
     return;
