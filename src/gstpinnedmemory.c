@@ -660,12 +660,6 @@ gst_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
   memory_finish (impl);
 }
 
-/**
- * gst_pinned_memory_release_later: (skip)
- * @mem: a #GstPinnedMemory of gst_pinned_allocator_wrap() with a notify
- *
- * Internal: see gstpinnedmemory-private.h.
- */
 void
 gst_pinned_memory_release_later (GstPinnedMemory * mem)
 {
