@@ -22,7 +22,7 @@ import time
 
 # From the source tree: the GstPinned override next to the build.
 _python = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "python")
+    os.path.abspath(__file__))), "src", "python")
 if os.path.isdir(_python):
     sys.path.insert(0, _python)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GstPinned.Frame and GstPinned.buffer_from_dlpack (python/gi/overrides)
+# GstPinned.Frame and GstPinned.buffer_from_dlpack (src/python/gi/overrides)
 # through the CUDA stand-in, in `meson devenv -C BUILD` as a user runs it
 # (which puts the override on PYTHONPATH), with Debian's python3 and NumPy:
 # tests/python/tensor.py. Skips (77) without PyGObject, NumPy or the

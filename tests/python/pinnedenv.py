@@ -46,7 +46,7 @@ def setup(argv):
                  else "GST_PLUGIN_PATH", os.path.join(build, "gst"))
         _prepend(env, "GI_TYPELIB_PATH", os.path.join(build, "src"))
         _prepend(env, "LD_LIBRARY_PATH", os.path.join(build, "src"))
-        _prepend(env, "PYTHONPATH", os.path.join(SOURCE, "python"))
+        _prepend(env, "PYTHONPATH", os.path.join(SOURCE, "src", "python"))
         env["GST_PINNED_PYENV"] = build
         os.execve(sys.executable, [sys.executable] + args, env)
     return build
