@@ -322,6 +322,20 @@ gst_pinned_device_buffer_pool_init (GstPinnedDeviceBufferPool * self)
 {
 }
 
+/* Takes @allocator. */
+static GstBufferPool *
+device_pool_new (GstPinnedContext * context, GstAllocator * allocator)
+{
+  GstPinnedDeviceBufferPool *self;
+
+  self = g_object_new (GST_TYPE_PINNED_DEVICE_BUFFER_POOL, NULL);
+  gst_object_ref_sink (self);
+  self->context = gst_object_ref (context);
+  self->allocator = allocator;
+
+  return GST_BUFFER_POOL_CAST (self);
+}
+
 /**
  * gst_pinned_device_buffer_pool_new:
  * @context: the device context
@@ -333,16 +347,9 @@ gst_pinned_device_buffer_pool_init (GstPinnedDeviceBufferPool * self)
 GstBufferPool *
 gst_pinned_device_buffer_pool_new (GstPinnedContext * context)
 {
-  GstPinnedDeviceBufferPool *self;
-
   g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), NULL);
 
-  self = g_object_new (GST_TYPE_PINNED_DEVICE_BUFFER_POOL, NULL);
-  gst_object_ref_sink (self);
-  self->context = gst_object_ref (context);
-  self->allocator = gst_pinned_device_allocator_new (context);
-
-  return GST_BUFFER_POOL_CAST (self);
+  return device_pool_new (context, gst_pinned_device_allocator_new (context));
 }
 
 /**
@@ -361,19 +368,11 @@ GstBufferPool *
 gst_pinned_device_buffer_pool_new_stream_ordered (GstPinnedContext * context,
     GstPinnedStream * stream)
 {
-  GstPinnedDeviceBufferPool *self;
-
+  g_return_val_if_fail (GST_IS_PINNED_CONTEXT (context), NULL);
   g_return_val_if_fail (stream != NULL, NULL);
 
-  self = GST_PINNED_DEVICE_BUFFER_POOL (gst_pinned_device_buffer_pool_new
-      (context));
-  if (self == NULL)
-    return NULL;
-  gst_object_unref (self->allocator);
-  self->allocator = gst_pinned_device_allocator_new_stream_ordered (context,
-      stream);
-
-  return GST_BUFFER_POOL_CAST (self);
+  return device_pool_new (context,
+      gst_pinned_device_allocator_new_stream_ordered (context, stream));
 }
 
 /**
