@@ -49,32 +49,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import pinnedenv  # noqa: E402
 
 pinnedenv.setup(sys.argv)
+pinnedenv.require_torch_gpu("GstApp")
+skip = pinnedenv.skip
 
-
-def skip(why):
-    print("SKIP: %s" % why)
-    sys.exit(77)
-
-
-try:
-    import gi
-    gi.require_version("Gst", "1.0")
-    gi.require_version("GstApp", "1.0")
-    gi.require_version("GstVideo", "1.0")
-    gi.require_version("GstPinned", "1.0")
-    from gi.repository import Gst, GstApp, GstPinned, GstVideo  # noqa: F401
-except (ImportError, ValueError) as e:
-    skip("no PyGObject or no GstPinned typelib (%s)" % e)
-try:
-    import torch
-except ImportError:
-    skip("no PyTorch")
+from gi.repository import Gst, GstApp, GstPinned, GstVideo  # noqa: E402,F401
+import torch  # noqa: E402
 import numpy as np  # noqa: E402
-
-if not torch.cuda.is_available():
-    skip("no CUDA device for PyTorch")
-if not hasattr(GstPinned, "tensor_import"):
-    skip("gst-pinned was built without DLPack")
 
 
 def copy_limit(nbytes, seconds, h2d):

@@ -8,11 +8,12 @@
 """Runs a Python script of the tree against a build folder, as
 `meson devenv -C BUILD` would: GStreamer finds the plugin, GObject
 introspection the typelib, the loader the library, Python the GstPinned
-override (python/ of the source tree). The loader reads LD_LIBRARY_PATH at
+override (src/python of the source tree). The loader reads LD_LIBRARY_PATH at
 start only, so the script starts again once with the environment set.
 
     import pinnedenv
     build = pinnedenv.setup(sys.argv)       # BUILD is argv[1] (default build)
+    pinnedenv.require_torch_gpu("GstApp")   # or exit 77: what a GPU script needs
 """
 import os
 import sys
@@ -50,3 +51,30 @@ def setup(argv):
         env["GST_PINNED_PYENV"] = build
         os.execve(sys.executable, [sys.executable] + args, env)
     return build
+
+
+def skip(why):
+    print("SKIP: %s" % why)
+    sys.exit(77)
+
+
+def require_torch_gpu(*namespaces):
+    """Exits 77 (skip) unless PyGObject with Gst, GstVideo, GstPinned and
+    @namespaces, PyTorch with a CUDA device, and a build with DLPack are
+    there: what the GPU tensor scripts need."""
+    try:
+        import gi
+        for ns in ("Gst", "GstVideo", "GstPinned") + namespaces:
+            gi.require_version(ns, "1.0")
+        from gi.repository import GstPinned
+    except (ImportError, ValueError, AttributeError) as e:
+        # AttributeError: no PyGObject, and the override's gi/ folder alone
+        skip("no PyGObject or no GstPinned typelib (%s)" % e)
+    try:
+        import torch
+    except ImportError:
+        skip("no PyTorch")
+    if not torch.cuda.is_available():
+        skip("no CUDA device for PyTorch")
+    if not hasattr(GstPinned, "tensor_import"):
+        skip("gst-pinned was built without DLPack")
