@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
+#include <gst/app/gstappsink.h>
 
 #include <gst/pinned/gstpinnedcuda.h>
 #include "pinnedtest.h"
@@ -457,6 +458,53 @@ pinned_test_frames_equal (GstBuffer * a, GstBuffer * b,
   gst_video_frame_unmap (&fb);
   gst_video_frame_unmap (&fa);
   return equal;
+}
+
+guint
+pinned_test_pull_branches (GstElement * pipeline, gsize look_all_up_to,
+    const gchar * what)
+{
+  GstElement *ref = gst_bin_get_by_name (GST_BIN (pipeline), "ref");
+  GstElement *out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  guint n = 0;
+
+  fail_unless (out != NULL, "%s: no appsink named out", what);
+  for (;;) {
+    GstSample *b = gst_app_sink_pull_sample (GST_APP_SINK (out));
+    GstSample *a = ref ? gst_app_sink_pull_sample (GST_APP_SINK (ref)) : NULL;
+    GstVideoInfo info;
+
+    if (b == NULL) {
+      fail_unless (a == NULL, "%s: frame %u only on the plain branch", what, n);
+      break;
+    }
+    fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (b)));
+    if (a) {
+      gboolean look = look_all_up_to == 0 || info.size <= look_all_up_to ||
+          n % 5 == 0;
+
+      fail_unless (gst_caps_is_equal (gst_sample_get_caps (a),
+              gst_sample_get_caps (b)), "%s: frame %u in %" GST_PTR_FORMAT
+          " after the pair, %" GST_PTR_FORMAT " beside it", what, n,
+          gst_sample_get_caps (b), gst_sample_get_caps (a));
+      fail_unless (!look || pinned_test_frames_equal (gst_sample_get_buffer
+              (a), gst_sample_get_buffer (b), &info), "%s: frame %u (%s "
+          "%dx%d) differs", what, n, GST_VIDEO_INFO_NAME (&info),
+          GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info));
+      gst_sample_unref (a);
+    } else {
+      fail_if (ref != NULL, "%s: frame %u only after the pair", what, n);
+      fail_unless (gst_buffer_get_size (gst_sample_get_buffer (b)) >=
+          info.size);
+    }
+    gst_sample_unref (b);
+    n++;
+  }
+
+  if (ref)
+    gst_object_unref (ref);
+  gst_object_unref (out);
+  return n;
 }
 
 GstBuffer *

@@ -78,6 +78,15 @@ void      pinned_test_fill_bytes      (GstBuffer * buffer, guint8 byte);
 gboolean  pinned_test_frames_equal    (GstBuffer * a, GstBuffer * b,
                                        const GstVideoInfo * info);
 
+/* Pulls the frames of the appsinks "out" and, where @pipeline has one,
+ * "ref" (a branch without gst-pinned) until both end: each frame of "out"
+ * in the caps of the one beside it, equal to it in visible pixels (frames
+ * larger than @look_all_up_to bytes every fifth only; 0: every frame).
+ * @what names the case in failures. Returns the frames of "out". */
+guint     pinned_test_pull_branches   (GstElement * pipeline,
+                                       gsize look_all_up_to,
+                                       const gchar * what);
+
 /* TRUE when every byte of the buffer (mapped for READ) is @byte. */
 gboolean  pinned_test_all_bytes       (GstBuffer * buffer, guint8 byte);
 
