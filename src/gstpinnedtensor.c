@@ -596,6 +596,86 @@ gst_pinned_tensor_export_plane (GstBuffer * buffer, const GstVideoInfo * info,
   return &self->managed;
 }
 
+/* Where each plane of a frame tensor starts, its pitch and shape, all in
+ * one memory (@mem_idx) and of one pitch. */
+static gboolean
+frame_planes (GstBuffer * buffer, const GstVideoInfo * info, guint elem,
+    guint8 ** data, gint * stride, PlaneShape * shapes, guint * mem_idx,
+    GError ** error)
+{
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gint pitch;
+
+    plane_shape (info, p, elem, &shapes[p]);
+    if (!plane_address (buffer, info, p, &shapes[p], elem, &data[p], &pitch,
+            mem_idx, error))
+      return FALSE;
+    if (p == 0)
+      *stride = pitch;
+    if (pitch != *stride) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "the planes of the %s frame have "
+          "different pitches (%d, %d): export each plane",
+          GST_VIDEO_INFO_NAME (info), *stride, pitch);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Planes of one component each, of one size, evenly spaced (RGBP, Y444):
+ * [C, H, W]. */
+static gboolean
+set_planar (Exported * self, const GstVideoInfo * info, guint elem,
+    guint8 ** data, gint stride, const PlaneShape * shapes)
+{
+  guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  gint64 spacing = data[1] - data[0];
+
+  for (p = 0; p < n_planes; p++) {
+    if (shapes[p].channels != 1 || shapes[p].width != shapes[0].width ||
+        shapes[p].height != shapes[0].height)
+      return FALSE;
+    if (p > 0 && (spacing <= 0 || data[p] - data[p - 1] != spacing ||
+            spacing % elem != 0))
+      return FALSE;
+  }
+  self->managed.dl_tensor.ndim = 3;
+  self->shape[0] = n_planes;
+  self->shape[1] = shapes[0].height;
+  self->shape[2] = shapes[0].width;
+  self->strides[0] = spacing / elem;
+  self->strides[1] = stride / elem;
+  self->strides[2] = 1;
+  return TRUE;
+}
+
+/* Planes whose rows hold the same elements, each right after the one
+ * before (NV12, NV21, NV16, P010: the luma rows, then the rows of chroma
+ * pairs): [rows, W], the layout OpenCV and NVIDIA's decoders give NV12. */
+static gboolean
+set_stacked (Exported * self, const GstVideoInfo * info, guint elem,
+    guint8 ** data, gint stride, const PlaneShape * shapes)
+{
+  guint p, rows = 0, row = shapes[0].width * shapes[0].channels;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    if (shapes[p].width * shapes[p].channels != row)
+      return FALSE;
+    if (p > 0 && data[p] != data[p - 1] + (gsize) stride * shapes[p - 1].height)
+      return FALSE;
+    rows += shapes[p].height;
+  }
+  self->managed.dl_tensor.ndim = 2;
+  self->shape[0] = rows;
+  self->shape[1] = row;
+  self->strides[0] = stride / elem;
+  self->strides[1] = 1;
+  return TRUE;
+}
+
 /**
  * gst_pinned_tensor_export_frame:
  * @buffer: a frame in gst-pinned device or page-locked memory, or in
@@ -607,12 +687,15 @@ gst_pinned_tensor_export_plane (GstBuffer * buffer, const GstVideoInfo * info,
  * @error: (out) (optional): why the frame cannot be one tensor
  *
  * Exports the whole frame as one DLPack tensor: `[H, W, C]` for a format
- * of one plane (`C` is 1 for gray), `[C, H, W]` for a planar format whose
+ * of one plane (`C` is 1 for gray); `[C, H, W]` for a planar format whose
  * planes have one component each, the same size and pitch, and lie evenly
  * spaced in one memory (RGBP and BGRP as pinnedconvert makes them, Y444,
- * GBR). Other formats (NV12, I420: planes of different sizes) are refused:
- * export their planes with gst_pinned_tensor_export_plane(). Stream order
- * and lifetime as there.
+ * GBR); `[H + chroma rows, W]` for planes whose rows are equally long and
+ * follow each other without a gap (NV12, NV21, NV16, P010_10LE of an even
+ * width: `[H * 3 / 2, W]` for NV12, as OpenCV and NVIDIA's decoders hand
+ * it out). Other layouts (I420: planes of different widths; planes with
+ * rows of padding between them) are refused: export their planes with
+ * gst_pinned_tensor_export_plane(). Stream order and lifetime as there.
  *
  * Returns: (transfer full) (nullable): a `DLManagedTensor *`, or %NULL
  *   with @error set
@@ -625,17 +708,16 @@ gst_pinned_tensor_export_frame (GstBuffer * buffer, const GstVideoInfo * info,
 {
   Exported *self;
   DLTensor *t;
-  PlaneShape shape = { 0, };
-  guint8 *data[GST_VIDEO_MAX_PLANES];
-  gint strides[GST_VIDEO_MAX_PLANES];
-  guint elem, mem_idx = G_MAXUINT, p, n_planes;
-  gint64 spacing = 0;
+  PlaneShape shapes[GST_VIDEO_MAX_PLANES] = { {0,}, };
+  guint8 *data[GST_VIDEO_MAX_PLANES] = { NULL, };
+  GstPinnedMemory *mem;
+  guint elem, mem_idx = G_MAXUINT;
+  gint stride = 0;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
   g_return_val_if_fail (info != NULL && info->finfo != NULL, NULL);
 
-  n_planes = GST_VIDEO_INFO_N_PLANES (info);
-  if (n_planes == 1) {
+  if (GST_VIDEO_INFO_N_PLANES (info) == 1) {
     gpointer tensor = gst_pinned_tensor_export_plane (buffer, info, 0, stream,
         flags, error);
     DLTensor *pt = tensor;
@@ -654,64 +736,31 @@ gst_pinned_tensor_export_frame (GstBuffer * buffer, const GstVideoInfo * info,
   self = exported_new (buffer, flags);
   t = &self->managed.dl_tensor;
 
-  for (p = 0; p < n_planes; p++) {
-    PlaneShape ps;
-
-    plane_shape (info, p, elem, &ps);
-    if (p == 0)
-      shape = ps;
-    if (ps.channels != 1 || ps.width != shape.width ||
-        ps.height != shape.height) {
-      g_set_error (error, GST_PINNED_TENSOR_ERROR,
-          GST_PINNED_TENSOR_ERROR_LAYOUT, "the planes of %s differ in size "
-          "or in components: no [C, H, W] tensor holds them; export each "
-          "plane (gst_pinned_tensor_export_plane)", GST_VIDEO_INFO_NAME (info));
-      return export_failed (self);
-    }
-    if (!plane_address (buffer, info, p, &ps, elem, &data[p], &strides[p],
-            &mem_idx, error))
-      return export_failed (self);
-    if (p > 0 && strides[p] != strides[0]) {
-      g_set_error (error, GST_PINNED_TENSOR_ERROR,
-          GST_PINNED_TENSOR_ERROR_LAYOUT, "the planes of the %s frame have "
-          "different pitches (%d, %d): export each plane",
-          GST_VIDEO_INFO_NAME (info), strides[0], strides[p]);
-      return export_failed (self);
-    }
-    if (p == 1)
-      spacing = data[1] - data[0];
-    if (p > 0 && (spacing <= 0 || data[p] - data[p - 1] != spacing ||
-            spacing % elem != 0)) {
-      g_set_error (error, GST_PINNED_TENSOR_ERROR,
-          GST_PINNED_TENSOR_ERROR_LAYOUT, "the planes of the %s frame are "
-          "not evenly spaced in ascending order in whole elements: no "
-          "[C, H, W] tensor holds them; export each plane",
-          GST_VIDEO_INFO_NAME (info));
-      return export_failed (self);
-    }
+  if (!frame_planes (buffer, info, elem, data, &stride, shapes, &mem_idx,
+          error))
+    return export_failed (self);
+  if (!set_planar (self, info, elem, data, stride, shapes) &&
+      !set_stacked (self, info, elem, data, stride, shapes)) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "the planes of the %s frame are "
+        "neither equal planes evenly spaced ([C, H, W]) nor rows of one "
+        "length one after the other ([rows, W]): export each plane "
+        "(gst_pinned_tensor_export_plane)", GST_VIDEO_INFO_NAME (info));
+    return export_failed (self);
   }
-
   t->data = data[0];
   t->byte_offset = 0;
   set_dtype (&t->dtype, elem);
-  t->ndim = 3;
-  self->shape[0] = n_planes;
-  self->shape[1] = shape.height;
-  self->shape[2] = shape.width;
-  self->strides[0] = spacing / elem;
-  self->strides[1] = strides[0] / elem;
-  self->strides[2] = 1;
 
-  if (!set_device (self, (GstPinnedMemory *) gst_buffer_peek_memory (buffer,
-              mem_idx), flags, error) ||
-      !order_consumer (self, ((GstPinnedMemory *)
-              gst_buffer_peek_memory (buffer, mem_idx))->context, stream,
-          flags, error))
+  mem = (GstPinnedMemory *) gst_buffer_peek_memory (buffer, mem_idx);
+  if (!set_device (self, mem, flags, error) ||
+      !order_consumer (self, mem->context, stream, flags, error))
     return export_failed (self);
 
-  GST_LOG ("%" GST_PTR_FORMAT " as tensor %p: [%u, %u, %u] uint%u, pitch %d, "
-      "planes %" G_GINT64_FORMAT " bytes apart", buffer, &self->managed,
-      n_planes, shape.height, shape.width, elem * 8, strides[0], spacing);
+  GST_LOG ("%" GST_PTR_FORMAT " as a tensor %p of %d dimensions, [%"
+      G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", ...] uint%u, pitch %d", buffer,
+      &self->managed, t->ndim, self->shape[0], self->shape[1], elem * 8,
+      stride);
   return &self->managed;
 }
 

@@ -74,6 +74,23 @@ new_frame (GstAllocator * allocator, GstVideoInfo * info,
   return buffer;
 }
 
+/* An NV12 frame whose chroma plane starts a row after the luma's end. */
+static GstBuffer *
+stacked_frame_with_gap (GstAllocator * allocator, GstVideoInfo * info)
+{
+  GstBuffer *buffer;
+
+  gst_video_info_set_format (info, GST_VIDEO_FORMAT_NV12, 16, 16);
+  info->offset[1] += info->stride[0];
+  info->size += info->stride[0];
+  buffer = gst_buffer_new ();
+  gst_buffer_append_memory (buffer, gst_allocator_alloc (allocator,
+          info->size, NULL));
+  gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_NV12, 16, 16, 2, info->offset, info->stride);
+  return buffer;
+}
+
 static guint8 *
 mem_data (GstBuffer * buffer)
 {
@@ -285,6 +302,56 @@ GST_START_TEST (test_export_frame_shapes)
 
 GST_END_TEST;
 
+/* Planes of equally long rows, one after the other: [rows, W] (NV12 as
+ * [H * 3 / 2, W]), padded pitches too. */
+GST_START_TEST (test_export_frame_stacked)
+{
+  static const struct
+  {
+    GstVideoFormat format;
+    guint width, height, rows, bits;
+  } cases[] = {
+    {GST_VIDEO_FORMAT_NV12, 38, 20, 30, 8},
+    {GST_VIDEO_FORMAT_NV21, 64, 48, 72, 8},
+    {GST_VIDEO_FORMAT_NV16, 38, 19, 38, 8},
+    {GST_VIDEO_FORMAT_P010_10LE, 38, 20, 30, 16},
+  };
+  PinnedTestDevice d;
+  guint i, pad;
+
+  pinned_test_device_init (&d);
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    for (pad = 0; pad <= 10; pad += 10) {
+      guint elem = cases[i].bits / 8;
+      GstVideoInfo info;
+      GstBuffer *buffer = new_frame (d.device, &info, cases[i].format,
+          cases[i].width, cases[i].height, pad * elem);
+      GError *error = NULL;
+      DLManagedTensor *t = gst_pinned_tensor_export_frame (buffer, &info,
+          NULL, 0, &error);
+
+      fail_unless (t != NULL, "%s: %s",
+          gst_video_format_to_string (cases[i].format),
+          error ? error->message : "");
+      fail_unless_equals_int (t->dl_tensor.ndim, 2);
+      fail_unless_equals_int (t->dl_tensor.dtype.bits, cases[i].bits);
+      fail_unless (t->dl_tensor.data == mem_data (buffer));
+      fail_unless_equals_int64 (t->dl_tensor.shape[0], cases[i].rows);
+      fail_unless_equals_int64 (t->dl_tensor.shape[1], cases[i].width);
+      fail_unless_equals_int64 (t->dl_tensor.strides[0], info.stride[0] / elem);
+      fail_unless_equals_int64 (t->dl_tensor.strides[1], 1);
+      /* The chroma rows are the tensor's rows after the luma's. */
+      fail_unless_equals_int64 (info.offset[1],
+          (gint64) cases[i].height * t->dl_tensor.strides[0] * elem);
+      gst_pinned_tensor_release (t);
+      gst_buffer_unref (buffer);
+    }
+  }
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 /* Page-locked memory: kDLCUDAHost, or kDLCPU for a CPU consumer, which
  * the export makes wait for the frame's writer on the host. */
 GST_START_TEST (test_export_host)
@@ -364,7 +431,7 @@ GST_START_TEST (test_export_lifetime)
 
   /* A refused export holds nothing. */
   gone = FALSE;
-  buffer = new_frame (d.device, &info, GST_VIDEO_FORMAT_NV12, 64, 48, 0);
+  buffer = new_frame (d.device, &info, GST_VIDEO_FORMAT_I420, 64, 48, 0);
   gst_mini_object_weak_ref (GST_MINI_OBJECT (buffer), buffer_gone, &gone);
   frame = gst_pinned_tensor_export_frame (buffer, &info, NULL, 0, NULL);
   fail_unless (frame == NULL);
@@ -424,8 +491,23 @@ GST_START_TEST (test_export_refusals)
   check_export_refused (buffer, &info, FALSE, "no whole number");
   gst_buffer_unref (buffer);
 
-  /* Planes of different sizes as one tensor. */
-  buffer = new_frame (d.device, &info, GST_VIDEO_FORMAT_NV12, 16, 16, 0);
+  /* Planes of different widths as one tensor. */
+  buffer = new_frame (d.device, &info, GST_VIDEO_FORMAT_I420, 16, 16, 0);
+  check_export_refused (buffer, &info, TRUE, "export each plane");
+  gst_buffer_unref (buffer);
+
+  /* NV12 of an odd width: its chroma rows are a pair longer. */
+  buffer = new_frame (d.device, &info, GST_VIDEO_FORMAT_NV12, 17, 16, 0);
+  check_export_refused (buffer, &info, TRUE, "export each plane");
+  gst_buffer_unref (buffer);
+
+  /* NV12 of an odd height: GstVideoInfo leaves a row between its planes. */
+  buffer = new_frame (d.device, &info, GST_VIDEO_FORMAT_NV12, 16, 15, 0);
+  check_export_refused (buffer, &info, TRUE, "export each plane");
+  gst_buffer_unref (buffer);
+
+  /* NV12 with rows of padding between its planes. */
+  buffer = stacked_frame_with_gap (d.device, &info);
   check_export_refused (buffer, &info, TRUE, "export each plane");
   gst_buffer_unref (buffer);
 
@@ -1294,6 +1376,7 @@ tensor_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_export_plane_shapes);
   tcase_add_test (tc, test_export_frame_shapes);
+  tcase_add_test (tc, test_export_frame_stacked);
   tcase_add_test (tc, test_export_host);
   tcase_add_test (tc, test_export_lifetime);
 #ifdef HAVE_CUDA_INTEROP

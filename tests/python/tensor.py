@@ -189,6 +189,22 @@ for fmt in ("RGBA", "NV12"):
         check(fields["shape"] == ((H + 1) // 2, (W + 1) // 2, 2),
               "NV12 UV plane is [H/2, W/2, 2]: %r" % (fields["shape"],))
 
+# ---- NV12 of an even size as one [H * 3 / 2, W] tensor ------------------
+EW, EH = 96, 30
+even = ("videotestsrc num-buffers=%d pattern=smpte ! "
+        "video/x-raw,format=NV12,width=%d,height=%d" % (N, EW, EH))
+ref = reference(even, N)
+got = run(even + " ! pinnedupload ! appsink name=dev sync=false", ["dev"], N)
+for i, sample in enumerate(got["dev"]):
+    arr, fields = consume(GstPinned.Frame(sample).__dlpack__(
+        stream=stream.value), stream)
+    check(fields["shape"] == (EH * 3 // 2, EW),
+          "NV12 %dx%d as one tensor [H * 3 / 2, W]: %r"
+          % (EW, EH, fields["shape"]))
+    check(np.array_equal(arr.reshape(-1), ref[i][:EW * EH * 3 // 2]),
+          "NV12 frame %d as one tensor equals the source, luma then chroma"
+          % i)
+
 # ---- RGBP of pinnedconvert as [3, H, W], and its page-locked twin --------
 launch = (SRC % "NV12" + " ! pinnedupload ! pinnedconvert ! "
           "video/x-raw(memory:PinnedDevice),format=RGBP ! tee name=t "
@@ -276,10 +292,10 @@ try:
     GstPinned.Frame(got["dev"][0].get_buffer(),
                     "video/x-raw,format=NV12,width=%d,height=%d" % (W, H)
                     ).__dlpack__()
-    check(False, "NV12 as one tensor refused")
+    check(False, "NV12 of an odd size as one tensor refused")
 except GLib.Error as e:
-    check("export each plane" in e.message, "NV12 as one tensor: %s"
-          % e.message)
+    check("export each plane" in e.message, "NV12 of an odd size as one "
+          "tensor: %s" % e.message)
 del frame, sample, buf, got
 
 # ---- the way back: a tensor of ours into appsrc ! pinneddownload ---------

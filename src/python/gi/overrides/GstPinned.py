@@ -114,10 +114,11 @@ def _capsule_destructor(capsule):
         _release(_capi.PyCapsule_GetPointer(capsule, _DLTENSOR))
 
 
+_DESTRUCTOR = ctypes.cast(_capsule_destructor, ctypes.c_void_p)
+
+
 def _capsule(address):
-    return _capi.PyCapsule_New(address, _DLTENSOR,
-                               ctypes.cast(_capsule_destructor,
-                                           ctypes.c_void_p))
+    return _capi.PyCapsule_New(address, _DLTENSOR, _DESTRUCTOR)
 
 
 def _stream_handle(stream):
@@ -154,6 +155,19 @@ def _check_built():
                            "tensors")
 
 
+_modules = []
+
+
+def _gst():
+    """Gst and GstVideo, imported at the first frame (not at the override's
+    import, which PyGObject runs before the application's require_version),
+    once: a frame a frame costs the application's loop."""
+    if not _modules:
+        _check_built()
+        from gi.repository import Gst, GstVideo
+        _modules.extend((Gst, GstVideo))
+    return _modules
+
 class Frame(object):
     """A video frame of gst-pinned device memory, nvcodec's CUDA memory or
     gst-pinned page-locked memory, as a tensor on the same memory.
@@ -162,7 +176,8 @@ class Frame(object):
     ``Gst.Buffer`` with ``caps``. ``plane`` selects one plane (``[H, W]``
     or ``[H, W, C]``); without it the frame is one tensor: ``[H, W, C]``
     for a format of one plane, ``[C, H, W]`` for equal planes (RGBP, BGRP of
-    pinnedconvert). ``stream`` is the stream ``__cuda_array_interface__``
+    pinnedconvert), ``[H * 3 / 2, W]`` for NV12 of an even size (the luma
+    rows, then the chroma rows). ``stream`` is the stream ``__cuda_array_interface__``
     consumers read on (default: the legacy default stream, PyTorch's
     default); DLPack consumers name theirs in ``__dlpack__``. ``info`` (a
     GstVideo.VideoInfo) spares parsing the caps of every frame. With
@@ -176,8 +191,7 @@ class Frame(object):
 
     def __init__(self, sample_or_buffer, caps=None, plane=None, stream=None,
                  info=None, write=False):
-        from gi.repository import Gst, GstVideo
-        _check_built()
+        Gst, GstVideo = _gst()
         if isinstance(sample_or_buffer, Gst.Sample):
             self._sample = sample_or_buffer
             buffer = sample_or_buffer.get_buffer()
@@ -396,8 +410,7 @@ def buffer_from_dlpack(tensor, caps, stream=None, context=None,
     memory is freed. With ``with_caps``, returns (buffer, caps), the caps
     for appsrc. A tensor that does not fit the caps raises GLib.Error with
     the reason."""
-    from gi.repository import Gst
-    _check_built()
+    Gst = _gst()[0]
     if isinstance(caps, str):
         caps = Gst.Caps.from_string(caps)
     handle = _stream_handle(stream)
