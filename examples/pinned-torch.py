@@ -11,8 +11,13 @@ appsrc as device memory (GstPinned.buffer_from_dlpack), through
 pinneddownload into a Motion-JPEG file.
 
   meson devenv -C build python3 examples/pinned-torch.py [frames] [out.avi]
+  ... examples/pinned-torch.py --seconds S
 
-or, with gst-pinned installed, python3 examples/pinned-torch.py. Needs
+or, with gst-pinned installed, python3 examples/pinned-torch.py. With
+--seconds both run at once for S seconds, as an analytics app does: each
+frame into torch, a torch op on it, its result (the frame with its channels
+scaled) back out through pinneddownload, a line "frames: N" each second.
+Needs
 PyGObject, PyTorch with CUDA, and an NVIDIA GPU: without one it says why
 and exits with status 2.
 """
@@ -138,9 +143,64 @@ def frames_out(torch, frames, path):
           "into %s, %.0f frames/s" % (frames, path, frames / elapsed))
 
 
+def both_ways(torch, seconds):
+    """Frames in, a torch op, its result out, for @seconds."""
+    width, height = 1920, 1080
+    src_pipe = Gst.parse_launch(
+        "videotestsrc pattern=ball ! "
+        "video/x-raw,format=NV12,width=%d,height=%d ! pinnedupload ! "
+        "pinnedconvert ! video/x-raw(memory:PinnedDevice),format=RGBP ! "
+        "appsink name=sink sync=false max-buffers=4" % (width, height))
+    out_pipe = Gst.parse_launch(
+        "appsrc name=src format=time max-bytes=%d block=true ! "
+        "pinneddownload ! fakesink sync=false" % (4 * width * height * 4))
+    sink = src_pipe.get_by_name("sink")
+    appsrc = out_pipe.get_by_name("src")
+    out_pipe.set_state(Gst.State.PLAYING)
+    src_pipe.set_state(Gst.State.PLAYING)
+    start = last = time.perf_counter()
+    n = 0
+    while time.perf_counter() - start < seconds:
+        sample = sink.try_pull_sample(Gst.SECOND)
+        if sample is None or pop_error(src_pipe) or pop_error(out_pipe):
+            fail("frames stopped after %d" % n, 1)
+        rgb = torch.from_dlpack(GstPinned.Frame(sample))
+        frame = torch.empty((height, width, 4), dtype=torch.uint8,
+                            device="cuda")
+        frame[..., :3] = rgb.permute(1, 2, 0) // 2 + 64
+        frame[..., 3] = 255
+        buffer, caps = GstPinned.buffer_from_dlpack(
+            frame, "video/x-raw,format=RGBA,framerate=30/1", with_caps=True)
+        if n == 0:
+            appsrc.set_property("caps", caps)
+        buffer.pts = n * Gst.SECOND // 30
+        if appsrc.push_buffer(buffer) != Gst.FlowReturn.OK:
+            fail("appsrc refused frame %d" % n, 1)
+        n += 1
+        if time.perf_counter() - last >= 1:
+            last = time.perf_counter()
+            print("frames: %d" % n, flush=True)
+    appsrc.end_of_stream()
+    msg = out_pipe.get_bus().timed_pop_filtered(
+        60 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    src_pipe.set_state(Gst.State.NULL)
+    out_pipe.set_state(Gst.State.NULL)
+    if msg is None or msg.type == Gst.MessageType.ERROR:
+        fail("frames out: %s" % (msg.parse_error()[0].message if msg else
+                                 "no end of stream"), 1)
+    print("both ways: %d frames of 1920x1080 in, through torch and out in "
+          "%.0f s, %.0f frames/s; end of stream" % (
+              n, seconds, n / (time.perf_counter() - start)), flush=True)
+
+
 def main():
-    frames = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-    path = sys.argv[2] if len(sys.argv) > 2 else "pinned-torch.avi"
+    seconds = None
+    args = sys.argv[1:]
+    if args[:1] == ["--seconds"] and len(args) > 1:
+        seconds = float(args[1])
+        args = args[2:]
+    frames = int(args[0]) if args else 300
+    path = args[1] if len(args) > 1 else "pinned-torch.avi"
     Gst.init(None)
     if not hasattr(GstPinned, "Frame") or \
             not hasattr(GstPinned, "tensor_import"):
@@ -158,6 +218,9 @@ def main():
     if not torch.cuda.is_available():
         fail("PyTorch sees no CUDA device (torch %s, built for CUDA %s)"
              % (torch.__version__, torch.version.cuda))
+    if seconds is not None:
+        both_ways(torch, seconds)
+        return 0
     frames_in(torch, frames)
     frames_out(torch, min(frames, 150), path)
     return 0

@@ -13,7 +13,13 @@
 # every two samples (no stall) and the pipeline ended cleanly at EOS.
 #
 #   tests/soak.sh [--duration S] [--interval S] [--size WxH] [--out DIR]
-#                                      (defaults: 600 s, 10 s, 3840x2160)
+#                 [--torch]            (defaults: 600 s, 10 s, 3840x2160)
+#
+# --torch soaks examples/pinned-torch.py --seconds S instead (1080p frames
+# into PyTorch, a torch op, its result back out through pinneddownload; its
+# "frames: N" lines count the frames, its last line says end of stream);
+# its Python needs PyGObject and PyTorch, and GI_TYPELIB_PATH the build's
+# typelib.
 # Runs from the build (GST_PLUGIN_PATH_1_0, LD_LIBRARY_PATH as the caller
 # sets them). Writes DIR/samples.csv, DIR/gst.log and DIR/result (the
 # verdict line, last); exit status 0 when flat.
@@ -22,12 +28,14 @@ duration=600
 interval=10
 size=3840x2160
 out=${OUT:-/tmp/gst-pinned-soak}
+torch=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2; shift 2 ;;
     --interval) interval=$2; shift 2 ;;
     --size) size=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --torch) torch=1; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
 done
@@ -41,11 +49,20 @@ device_mib () {
     2> /dev/null | head -1 | tr -dc '0-9'
 }
 
-gst-launch-1.0 -e -v videotestsrc ! \
-  "video/x-raw,format=NV12,width=$width,height=$height" ! pinnedupload ! \
-  pinnedconvert ! "video/x-raw(memory:PinnedDevice),format=RGBA" ! \
-  pinneddownload ! fpsdisplaysink video-sink=fakesink text-overlay=false \
-  sync=false fps-update-interval=1000 > "$out/gst.log" 2>&1 &
+if [ "$torch" = 1 ]; then
+  python3 "$(dirname "$0")/../examples/pinned-torch.py" --seconds "$duration" \
+    > "$out/gst.log" 2>&1 &
+  frames_re="frames: [0-9]*"
+  end_re="end of stream"
+else
+  gst-launch-1.0 -e -v videotestsrc ! \
+    "video/x-raw,format=NV12,width=$width,height=$height" ! pinnedupload ! \
+    pinnedconvert ! "video/x-raw(memory:PinnedDevice),format=RGBA" ! \
+    pinneddownload ! fpsdisplaysink video-sink=fakesink text-overlay=false \
+    sync=false fps-update-interval=1000 > "$out/gst.log" 2>&1 &
+  frames_re="rendered: [0-9]*"
+  end_re="Got EOS"
+fi
 pid=$!
 
 echo "seconds,frames,rss_kib,device_mib" > "$out/samples.csv"
@@ -55,12 +72,13 @@ while [ "$elapsed" -lt "$duration" ] && kill -0 $pid 2> /dev/null; do
   sleep "$interval"
   elapsed=$(($(date +%s) - start))
   rss=$(awk '/^VmRSS:/ {print $2}' /proc/$pid/status 2> /dev/null)
-  frames=$(grep -o "rendered: [0-9]*" "$out/gst.log" | tail -1 | tr -dc '0-9')
+  frames=$(grep -o "$frames_re" "$out/gst.log" | tail -1 | tr -dc '0-9')
   [ -n "$rss" ] || break
   echo "$elapsed,${frames:-0},$rss,$(device_mib)" >> "$out/samples.csv"
 done
-kill -INT $pid 2> /dev/null
-# -e: the interrupt sends EOS through the pipeline, which then stops.
+# -e: the interrupt sends EOS through the pipeline, which then stops; the
+# torch example stops by itself after its seconds.
+[ "$torch" = 1 ] || kill -INT $pid 2> /dev/null
 for _ in $(seq 60); do kill -0 $pid 2> /dev/null || break; sleep 1; done
 if kill -0 $pid 2> /dev/null; then
   kill -KILL $pid
@@ -70,7 +88,7 @@ else
   rc=$?
 fi
 
-python3 - "$out/samples.csv" "$rc" "$duration" "$interval" "$(grep -c 'Got EOS' "$out/gst.log")" \
+python3 - "$out/samples.csv" "$rc" "$duration" "$interval" "$(grep -c "$end_re" "$out/gst.log")" \
     > "$out/result" <<'PY'
 import csv, sys
 path, rc, duration, interval, eos = sys.argv[1:6]

@@ -48,10 +48,14 @@
 #                measurements (docs/sources.md, docs/performance.md; the
 #                decoder step needs .clips/ from tests/bench/make-clip.sh)
 #   soak-start   starts the 10-minute 4K soak in the background (setsid)
-#   soak-collect waits for it (up to 9 minutes) and reports its verdict
+#   tensor-soak-start   the same for examples/pinned-torch.py --seconds:
+#                1080p frames into PyTorch and its results back out
+#   soak-collect waits for either (up to 9 minutes) and reports its verdict
 #   tensor       tests/gpu/tensor.py: frames into PyTorch and back (needs
 #                PyGObject and PyTorch in python3; 77 without them)
 #   tensor-bench tests/bench/tensor.py: rows tensor-in and tensor-out
+#   tensor-sanitizer  tests/gpu/tensor.py (its frames: $TENSOR_FRAMES, 4)
+#                under compute-sanitizer memcheck, then racecheck
 #   (default: device suite sanitizer inspect)
 # BENCH_ARGS passes options to the benchmark (see gst-pinned-bench --help);
 # SOAK_DIR is where the soak keeps its files between the two calls
@@ -517,6 +521,15 @@ PY
       echo $! > "$soak_dir/pid"
       summary+=("soak-start: running (pid $(cat "$soak_dir/pid")) for ${SOAK_SECONDS:-600} s, files in $soak_dir; then: tests/gpu/run.sh soak-collect")
       ;;
+    tensor-soak-start)
+      mkdir -p "$soak_dir"
+      GST_PLUGIN_PATH_1_0=$top/build/gst GI_TYPELIB_PATH=$top/build/src${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH} \
+        LD_LIBRARY_PATH=$libpath setsid nohup bash tests/soak.sh --torch \
+        --duration "${SOAK_SECONDS:-600}" --interval 10 --out "$soak_dir" \
+        > "$soak_dir/soak.log" 2>&1 < /dev/null &
+      echo $! > "$soak_dir/pid"
+      summary+=("tensor-soak-start: running (pid $(cat "$soak_dir/pid")) for ${SOAK_SECONDS:-600} s, files in $soak_dir; then: tests/gpu/run.sh soak-collect")
+      ;;
     soak-collect)
       for _ in $(seq 540); do
         [ -s "$soak_dir/result" ] && break
@@ -537,6 +550,14 @@ PY
       python3 tests/gpu/tensor.py build > "$OUT/tensor.log" 2>&1
       summary+=("tensor: rc $? $(tail -1 "$OUT/tensor.log")")
       grep -E "^(FAIL|info|SKIP)" "$OUT/tensor.log"
+      ;;
+    tensor-sanitizer)
+      for tool in memcheck racecheck; do
+        compute-sanitizer --tool $tool --error-exitcode 1 \
+          --target-processes all python3 tests/gpu/tensor.py build \
+          --frames "${TENSOR_FRAMES:-4}" > "$OUT/tensor-$tool.log" 2>&1
+        summary+=("tensor-$tool: rc $?, $(grep -E "(RACECHECK|ERROR) SUMMARY" "$OUT/tensor-$tool.log" | sed 's/^=* *//' | sort | uniq -c | tr '\n' ' ')$(tail -1 "$OUT/tensor-$tool.log")")
+      done
       ;;
     tensor-bench)
       python3 tests/bench/tensor.py build > "$OUT/tensor-bench.log" 2>&1
