@@ -21,7 +21,7 @@
 # its Python needs PyGObject and PyTorch, and GI_TYPELIB_PATH the build's
 # typelib.
 # Runs from the build (GST_PLUGIN_PATH_1_0, LD_LIBRARY_PATH as the caller
-# sets them). Writes DIR/samples.csv, DIR/gst.log and DIR/result (the
+# sets them; SOAK_TOP the source tree where this script runs from a copy). Writes DIR/samples.csv, DIR/gst.log and DIR/result (the
 # verdict line, last); exit status 0 when flat.
 set -u
 duration=600
@@ -44,13 +44,25 @@ height=${size#*x}
 mkdir -p "$out"
 rm -f "$out/result" "$out/samples.csv"
 
+# The process's own device memory where nvidia-smi lists it (not in a
+# container that hides its process ids), else the whole GPU's: other
+# processes on the GPU then count too.
 device_mib () {
-  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits \
-    2> /dev/null | head -1 | tr -dc '0-9'
+  local own
+  own=$(nvidia-smi --query-compute-apps=pid,used_memory \
+    --format=csv,noheader,nounits 2> /dev/null | awk -F', *' -v p="$1" \
+    '$1 == p {print $2}' | head -1)
+  if [ -n "$own" ]; then
+    echo "$own"
+  else
+    nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits \
+      2> /dev/null | head -1 | tr -dc '0-9'
+  fi
 }
 
 if [ "$torch" = 1 ]; then
-  python3 "$(dirname "$0")/../examples/pinned-torch.py" --seconds "$duration" \
+  python3 "${SOAK_TOP:-$(dirname "$0")/..}/examples/pinned-torch.py" \
+    --seconds "$duration" \
     > "$out/gst.log" 2>&1 &
   frames_re="frames: [0-9]*"
   end_re="end of stream"
@@ -74,7 +86,7 @@ while [ "$elapsed" -lt "$duration" ] && kill -0 $pid 2> /dev/null; do
   rss=$(awk '/^VmRSS:/ {print $2}' /proc/$pid/status 2> /dev/null)
   frames=$(grep -o "$frames_re" "$out/gst.log" | tail -1 | tr -dc '0-9')
   [ -n "$rss" ] || break
-  echo "$elapsed,${frames:-0},$rss,$(device_mib)" >> "$out/samples.csv"
+  echo "$elapsed,${frames:-0},$rss,$(device_mib $pid)" >> "$out/samples.csv"
 done
 # -e: the interrupt sends EOS through the pipeline, which then stops; the
 # torch example stops by itself after its seconds.

@@ -512,9 +512,12 @@ PY
       summary+=("startup: see startup.txt")
       ;;
     soak-start)
+      # From a copy: the tree may be copied anew while the soak runs, and
+      # bash reads its script as it goes.
       export GST_PLUGIN_PATH_1_0=$top/build/gst
       mkdir -p "$soak_dir"
-      LD_LIBRARY_PATH=$libpath setsid nohup bash tests/soak.sh \
+      cp tests/soak.sh "$soak_dir/soak.sh"
+      LD_LIBRARY_PATH=$libpath setsid nohup bash "$soak_dir/soak.sh" \
         --duration "${SOAK_SECONDS:-600}" --interval 10 --size 3840x2160 \
         --out "$soak_dir" \
         > "$soak_dir/soak.log" 2>&1 < /dev/null &
@@ -523,8 +526,10 @@ PY
       ;;
     tensor-soak-start)
       mkdir -p "$soak_dir"
+      cp tests/soak.sh "$soak_dir/soak.sh"
       GST_PLUGIN_PATH_1_0=$top/build/gst GI_TYPELIB_PATH=$top/build/src${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH} \
-        LD_LIBRARY_PATH=$libpath setsid nohup bash tests/soak.sh --torch \
+        LD_LIBRARY_PATH=$libpath SOAK_TOP=$top setsid nohup \
+        bash "$soak_dir/soak.sh" --torch \
         --duration "${SOAK_SECONDS:-600}" --interval 10 --out "$soak_dir" \
         > "$soak_dir/soak.log" 2>&1 < /dev/null &
       echo $! > "$soak_dir/pid"
