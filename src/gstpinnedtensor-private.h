@@ -1,0 +1,52 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* What the tensor files share: the layout of a format's planes as
+ * tensors (gstpinnedtensorlayout.c). */
+
+#pragma once
+
+#include <dlpack/dlpack.h>
+#include <gst/video/video.h>
+
+#include "gstpinned-private.h"
+#include "gst/pinned/gstpinnedtensor.h"
+
+G_BEGIN_DECLS
+
+/* A plane as a tensor: rows of @width pixels of @channels elements. */
+typedef struct
+{
+  guint width, height, channels;
+} PlaneShape;
+
+G_GNUC_INTERNAL
+gboolean gst_pinned_tensor_format_element (const GstVideoFormatInfo * finfo,
+                                           guint * elem,
+                                           GError ** error);
+
+G_GNUC_INTERNAL
+void     gst_pinned_tensor_plane_shape    (const GstVideoInfo * info,
+                                           guint plane,
+                                           guint elem,
+                                           PlaneShape * shape);
+
+G_GNUC_INTERNAL
+void     gst_pinned_tensor_set_dtype      (DLDataType * dtype,
+                                           guint elem);
+
+/* For a GWeakRef kept as qdata. */
+static inline void
+gst_pinned_tensor_weak_ref_free (GWeakRef * ref)
+{
+  g_weak_ref_clear (ref);
+  g_free (ref);
+}
+
+G_END_DECLS
