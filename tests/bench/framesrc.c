@@ -382,3 +382,39 @@ bench_pool_sink_register (void)
   gst_element_register (NULL, "benchpoolsink", GST_RANK_NONE,
       BENCH_TYPE_POOL_SINK);
 }
+
+/* Checks a frame against the source's content, plane by plane: the source
+ * wrote its frames in the default layout, and an output may have another
+ * (nvcodec's pitched CUDA memory, for one). */
+gboolean
+bench_frame_verify (GstBuffer * buf, const GstVideoInfo * info, guint64 seed)
+{
+  GstVideoFrame frame;
+  gboolean ok = TRUE;
+  guint p, r, i;
+
+  if (!gst_video_frame_map (&frame, info, buf, GST_MAP_READ))
+    return FALSE;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame) && ok; p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    guint n_rows, row_bytes;
+
+    gst_video_format_info_component (info->finfo, p, comp);
+    n_rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    row_bytes = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    for (r = 0; r < n_rows && ok; r++) {
+      const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
+          p) + (gsize) r * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+      gsize src = info->offset[p] + (gsize) r * info->stride[p];
+
+      for (i = 0; i < row_bytes && ok; i++)
+        ok = row[i] == bench_expected_byte (seed, src + i);
+      if (!ok)
+        GST_ERROR ("plane %u row %u byte %u differs", p, r, i - 1);
+    }
+  }
+  gst_video_frame_unmap (&frame);
+
+  return ok;
+}

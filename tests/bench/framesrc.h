@@ -45,6 +45,10 @@ void    bench_frame_src_register  (void);
  * own upstream, as a display or device sink does. */
 void    bench_pool_sink_register  (void);
 
+gboolean bench_frame_verify       (GstBuffer * buf,
+                                   const GstVideoInfo * info,
+                                   guint64 seed);
+
 /* The content of a frame: byte i of seed s. */
 static inline guint8
 bench_expected_byte (guint64 seed, gsize index)

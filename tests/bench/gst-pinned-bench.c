@@ -58,6 +58,7 @@
 
 #include "framesrc.h"
 #include "extras.h"
+#include "devices.h"
 
 GST_DEBUG_CATEGORY_STATIC (bench_debug);
 #define GST_CAT_DEFAULT bench_debug
@@ -308,9 +309,12 @@ static struct
   gchar *clip;
   gchar *pipeline;
   gboolean only;
+  gint devices;
+  gint streams;
+  gboolean convert;
 } opts = {
   NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, -1, NULL, 0, NULL,
-  NULL, NULL, FALSE
+  NULL, NULL, FALSE, 0, 0, FALSE
 };
 
 /* A clip for the decode rows: @codec-WxH.@codec in the clips folder. */
@@ -660,42 +664,6 @@ sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-/* Checks a frame against the source's content, plane by plane: the source
- * wrote its frames in the default layout, and an output may have another
- * (nvcodec's pitched CUDA memory, for one). */
-static gboolean
-verify (GstBuffer * buf, const GstVideoInfo * info, guint64 seed)
-{
-  GstVideoFrame frame;
-  gboolean ok = TRUE;
-  guint p, r, i;
-
-  if (!gst_video_frame_map (&frame, info, buf, GST_MAP_READ))
-    return FALSE;
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame) && ok; p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    guint n_rows, row_bytes;
-
-    gst_video_format_info_component (info->finfo, p, comp);
-    n_rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    row_bytes = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    for (r = 0; r < n_rows && ok; r++) {
-      const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
-          p) + (gsize) r * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-      gsize src = info->offset[p] + (gsize) r * info->stride[p];
-
-      for (i = 0; i < row_bytes && ok; i++)
-        ok = row[i] == bench_expected_byte (seed, src + i);
-      if (!ok)
-        GST_ERROR ("plane %u row %u byte %u differs", p, r, i - 1);
-    }
-  }
-  gst_video_frame_unmap (&frame);
-
-  return ok;
-}
-
 /* The kernel time of the overlap rows: one frame's copy at the in-run
  * limit. */
 static guint
@@ -1041,7 +1009,7 @@ run_once (const Config * c, const Row * row, Result * res)
 
     gst_video_info_from_caps (&info, frame_caps);
     gst_caps_unref (frame_caps);
-    res->verified = verify (run.last, &info, row->fixed_seed ? 1 :
+    res->verified = bench_frame_verify (run.last, &info, row->fixed_seed ? 1 :
         GST_BUFFER_OFFSET (run.last));
     if (!res->verified)
       res->note = g_strdup ("OUTPUT WRONG");
@@ -1245,6 +1213,15 @@ main (int argc, char **argv)
     {"clip", 0, 0, G_OPTION_ARG_FILENAME, &opts.clip,
         "H.264 clip for the decoder-openh264 row (default "
           ".clips/4k-i420.h264)", "FILE"},
+    {"devices", 0, 0, G_OPTION_ARG_INT, &opts.devices,
+        "Only the many-GPU run: raw copies both ways on N GPUs at once, "
+          "then round trips of the first size spread over them in this "
+          "process and in one process per GPU, against that limit", "N"},
+    {"streams", 0, 0, G_OPTION_ARG_INT, &opts.streams,
+        "With --devices: round trips in this process, spread over the GPUs "
+          "(default one a GPU)", "M"},
+    {"convert", 0, 0, G_OPTION_ARG_NONE, &opts.convert,
+        "With --devices: pinnedconvert to RGBA between the copies", NULL},
     {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &opts.timeline,
         "Record the overlap rows of the last size as GPU timelines: "
           "PREFIX-overlap.json and PREFIX-serial.json", "PREFIX"},
@@ -1291,6 +1268,26 @@ main (int argc, char **argv)
     g_free (stats);
     if (pr.stats)
       gst_structure_free (pr.stats);
+    return ok ? 0 : 1;
+  }
+
+  if (opts.devices > 0) {
+    Config *c;
+    BenchDevices b = { 0, };
+    gboolean ok;
+
+    configs = parse_sizes ();
+    c = g_ptr_array_index (configs, 0);
+    b.devices = opts.devices;
+    b.streams = opts.streams > 0 ? opts.streams : opts.devices;
+    b.format = c->format;
+    b.width = c->width;
+    b.height = c->height;
+    b.seconds = opts.duration_ms / 1e3;
+    b.convert = opts.convert;
+    b.self = argv[0];
+    ok = bench_devices_run (&b);
+    g_print ("\nall outputs checked: %s\n", ok ? "yes" : "NO");
     return ok ? 0 : 1;
   }
 

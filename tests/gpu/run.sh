@@ -53,6 +53,10 @@
 #   soak-collect waits for either (up to 9 minutes) and reports its verdict
 #   tensor       tests/gpu/tensor.py: frames into PyTorch and back (needs
 #                PyGObject and PyTorch in python3; 77 without them)
+#   devices      every GPU at once (gst-pinned-bench --devices N, N from
+#                $DEVICES, default all): 4K RGBA round trips, one a GPU,
+#                in one process and one process per GPU; 64 NV12 1080p
+#                round trips in one process, and with pinnedconvert
 #   tensor-bench tests/bench/tensor.py: rows tensor-in and tensor-out
 #   tensor-sanitizer  tests/gpu/tensor.py (its frames: $TENSOR_FRAMES, 4)
 #                under compute-sanitizer memcheck, then racecheck
@@ -555,6 +559,21 @@ PY
       python3 tests/gpu/tensor.py build > "$OUT/tensor.log" 2>&1
       summary+=("tensor: rc $? $(tail -1 "$OUT/tensor.log")")
       grep -E "^(FAIL|info|SKIP)" "$OUT/tensor.log"
+      ;;
+    devices)
+      n=${DEVICES:-$(nvidia-smi -L | grep -c '^GPU')}
+      bench=build/tests/bench/gst-pinned-bench
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      {
+        LD_LIBRARY_PATH=$libpath $bench --devices "$n" \
+          --sizes RGBA:3840x2160 --duration-ms 3000
+        LD_LIBRARY_PATH=$libpath $bench --devices "$n" --streams 64 \
+          --sizes NV12:1920x1080 --duration-ms 3000
+        LD_LIBRARY_PATH=$libpath $bench --devices "$n" --streams 64 \
+          --sizes NV12:1920x1080 --duration-ms 3000 --convert
+      } > "$OUT/devices.log" 2>&1
+      cat "$OUT/devices.log"
+      summary+=("devices: $n GPUs, $(grep -c "^one-process\|^per-process" "$OUT/devices.log") rows, checked: $(grep "all outputs checked" "$OUT/devices.log" | tr '\n' ' ')")
       ;;
     tensor-sanitizer)
       for tool in memcheck racecheck; do

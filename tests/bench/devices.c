@@ -1,0 +1,445 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Many GPUs and many streams at once (gst-pinned-bench --devices N): the
+ * raw concurrent limit (page-locked copies both ways on every GPU at the
+ * same time, the frame's bytes, buffers rotating as a stream's do), then
+ * round trips spread over the GPUs in this process, and one process per
+ * GPU (this program's --pipeline mode as children), each against that
+ * limit in the same run. */
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <gio/gio.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/pinned/pinned.h>
+#include <gst/pinned/gstpinnedcuda.h>
+
+#include "devices.h"
+#include "framesrc.h"
+
+GST_DEBUG_CATEGORY_STATIC (devices_debug);
+#define GST_CAT_DEFAULT devices_debug
+
+#define ROTATE 4
+/* Frames a stream passes before its rate counts: the pools are made and
+ * written once at the start. */
+#define WARMUP_FRAMES 16
+
+#define CHECK(call) G_STMT_START {                                        \
+  if (!gst_pinned_cuda_result ((call), NULL))                             \
+    g_error ("%s failed", #call);                                         \
+} G_STMT_END
+
+static gdouble
+now_s (void)
+{
+  return g_get_monotonic_time () / 1e6;
+}
+
+/* The process's resident memory, MiB: page-locked pools are resident. */
+static gdouble
+resident_mib (void)
+{
+  gchar *status = NULL, *line;
+  gdouble kib = 0;
+
+  if (g_file_get_contents ("/proc/self/status", &status, NULL, NULL) &&
+      (line = strstr (status, "VmRSS:")))
+    kib = g_ascii_strtod (line + 6, NULL);
+  g_free (status);
+  return kib / 1024;
+}
+
+static gdouble
+cpu_s (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* ---- the raw concurrent limit ------------------------------------------ */
+
+typedef struct
+{
+  guint device;
+  gsize size;
+  gdouble seconds;
+  gint *go;
+  guint64 bytes;
+  gdouble elapsed;
+} Copier;
+
+/* Copies both ways on @c->device, ROTATE buffers each way, until its time
+ * is up; counts the bytes moved. */
+static gpointer
+copier_thread (gpointer data)
+{
+  Copier *c = data;
+  gpointer host[2 * ROTATE], dev[2 * ROTATE];
+  cudaStream_t up, down;
+  gdouble start;
+  guint i = 0, k;
+
+  CHECK (cudaSetDevice (c->device));
+  for (k = 0; k < 2 * ROTATE; k++) {
+    CHECK (cudaHostAlloc (&host[k], c->size, cudaHostAllocPortable));
+    CHECK (cudaMalloc (&dev[k], c->size));
+    memset (host[k], k, c->size);
+  }
+  CHECK (cudaStreamCreateWithFlags (&up, cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&down, cudaStreamNonBlocking));
+
+  while (!g_atomic_int_get (c->go))
+    g_usleep (100);
+  start = now_s ();
+  while (now_s () - start < c->seconds) {
+    /* A few frames' copies queued at a time, as a pipeline keeps them. */
+    for (k = 0; k < 8; k++, i++) {
+      CHECK (cudaMemcpyAsync (dev[i % ROTATE], host[i % ROTATE], c->size,
+              cudaMemcpyHostToDevice, up));
+      CHECK (cudaMemcpyAsync (host[ROTATE + i % ROTATE],
+              dev[ROTATE + i % ROTATE], c->size, cudaMemcpyDeviceToHost, down));
+    }
+    CHECK (cudaStreamSynchronize (up));
+    CHECK (cudaStreamSynchronize (down));
+    c->bytes += 2 * 8 * (guint64) c->size;
+  }
+  c->elapsed = now_s () - start;
+
+  CHECK (cudaStreamDestroy (up));
+  CHECK (cudaStreamDestroy (down));
+  for (k = 0; k < 2 * ROTATE; k++) {
+    CHECK (cudaFreeHost (host[k]));
+    CHECK (cudaFree (dev[k]));
+  }
+  return NULL;
+}
+
+/* GB/s both ways on devices @first .. @first + @n - 1 at once, summed. */
+static gdouble
+concurrent_limit (guint first, guint n, gsize size, gdouble seconds)
+{
+  Copier *copiers = g_new0 (Copier, n);
+  GThread **threads = g_new0 (GThread *, n);
+  gint go = 0;
+  gdouble gbps = 0;
+  guint d;
+
+  for (d = 0; d < n; d++) {
+    copiers[d].device = first + d;
+    copiers[d].size = size;
+    copiers[d].seconds = seconds;
+    copiers[d].go = &go;
+    threads[d] = g_thread_new ("copier", copier_thread, &copiers[d]);
+  }
+  /* Every copier has its buffers before any starts. */
+  g_usleep (G_USEC_PER_SEC / 2);
+  g_atomic_int_set (&go, 1);
+  for (d = 0; d < n; d++) {
+    g_thread_join (threads[d]);
+    gbps += copiers[d].bytes / MAX (copiers[d].elapsed, 1e-9) / 1e9;
+  }
+  g_free (threads);
+  g_free (copiers);
+  return gbps;
+}
+
+/* ---- round trips in this process --------------------------------------- */
+
+typedef struct
+{
+  GstElement *pipeline;
+  guint device;
+  gint frames;                  /* atomic */
+  gdouble first_at;             /* first frame at the sink, s */
+  GstBuffer *last;
+  GMutex lock;
+} Stream;
+
+static GstPadProbeReturn
+count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Stream *s = user_data;
+
+  if (g_atomic_int_add (&s->frames, 1) == 0)
+    s->first_at = now_s ();
+  g_mutex_lock (&s->lock);
+  gst_buffer_replace (&s->last, GST_PAD_PROBE_INFO_BUFFER (info));
+  g_mutex_unlock (&s->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static gchar *
+stream_launch (const BenchDevices * b, guint device, gboolean convert,
+    gdouble seconds)
+{
+  return g_strdup_printf ("benchframesrc name=src duration=%" G_GUINT64_FORMAT
+      " caps=\"video/x-raw,format=%s,width=%d,height=%d,framerate=30/1\" ! "
+      "pinnedupload device-id=%u ! %s pinneddownload device-id=%u ! "
+      "fakesink name=sink sync=false",
+      (guint64) (seconds * GST_SECOND), b->format, b->width, b->height,
+      device, convert ? "pinnedconvert ! video/x-raw(memory:PinnedDevice),"
+      "format=RGBA !" : "", device);
+}
+
+static Stream *
+stream_new (const BenchDevices * b, guint device, gdouble seconds)
+{
+  Stream *s = g_new0 (Stream, 1);
+  gchar *launch = stream_launch (b, device, b->convert, seconds);
+  GError *error = NULL;
+  GstElement *sink;
+  GstPad *pad;
+
+  s->device = device;
+  g_mutex_init (&s->lock);
+  s->pipeline = gst_parse_launch (launch, &error);
+  if (s->pipeline == NULL)
+    g_error ("cannot build %s: %s", launch, error->message);
+  g_free (launch);
+  sink = gst_bin_get_by_name (GST_BIN (s->pipeline), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_probe, s, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  return s;
+}
+
+static void
+stream_free (Stream * s)
+{
+  gst_element_set_state (s->pipeline, GST_STATE_NULL);
+  gst_object_unref (s->pipeline);
+  gst_clear_buffer (&s->last);
+  g_mutex_clear (&s->lock);
+  g_free (s);
+}
+
+/* The first error any stream posted, or NULL. */
+static gchar *
+streams_error (Stream ** streams, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstBus *bus = gst_element_get_bus (streams[i]->pipeline);
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    gchar *what = NULL;
+
+    if (msg) {
+      GError *error = NULL;
+
+      gst_message_parse_error (msg, &error, NULL);
+      what = g_strdup_printf ("stream %u (device %u): %s", i,
+          streams[i]->device, error->message);
+      g_error_free (error);
+      gst_message_unref (msg);
+    }
+    gst_object_unref (bus);
+    if (what)
+      return what;
+  }
+  return NULL;
+}
+
+static guint64
+frames_now (Stream ** streams, guint n)
+{
+  guint64 total = 0;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    total += g_atomic_int_get (&streams[i]->frames);
+  return total;
+}
+
+/* Round trips of @b->streams streams over @n devices in this process:
+ * aggregate GB/s both ways, CPU per frame, time to the first frame of the
+ * last stream, and whether each stream's last frame is the source's. */
+static gboolean
+in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
+    BenchDevicesResult * r)
+{
+  Stream **streams = g_new0 (Stream *, b->streams);
+  gdouble t0, t1, c0, c1, started, run = b->seconds + 30;
+  gdouble rss0 = resident_mib ();
+  guint64 f0, f1;
+  gchar *error = NULL;
+  gboolean ok = TRUE;
+  guint i;
+
+  memset (r, 0, sizeof (*r));
+  started = now_s ();
+  for (i = 0; i < b->streams; i++) {
+    streams[i] = stream_new (b, i % n, run);
+    gst_element_set_state (streams[i]->pipeline, GST_STATE_PLAYING);
+  }
+  /* Every stream past its warm-up. */
+  for (;;) {
+    guint warm = 0;
+
+    for (i = 0; i < b->streams; i++)
+      warm += g_atomic_int_get (&streams[i]->frames) >= WARMUP_FRAMES;
+    if (warm == b->streams || (error = streams_error (streams, b->streams)))
+      break;
+    if (now_s () - started > 60) {
+      error = g_strdup_printf ("%u of %u streams started in a minute", warm,
+          b->streams);
+      break;
+    }
+    g_usleep (1000);
+  }
+  for (i = 0; i < b->streams; i++)
+    r->startup_s = MAX (r->startup_s, streams[i]->first_at - started);
+  r->resident_mib = resident_mib () - rss0;
+
+  if (error == NULL) {
+    t0 = now_s ();
+    c0 = cpu_s ();
+    f0 = frames_now (streams, b->streams);
+    g_usleep (b->seconds * G_USEC_PER_SEC);
+    f1 = frames_now (streams, b->streams);
+    c1 = cpu_s ();
+    t1 = now_s ();
+    error = streams_error (streams, b->streams);
+    r->frames_per_s = (f1 - f0) / (t1 - t0);
+    r->gb_per_s = r->frames_per_s * b->frame_bytes / 1e9;
+    r->cpu_us = (c1 - c0) / MAX (f1 - f0, 1) * 1e6;
+  }
+  if (error) {
+    g_print ("devices: %s\n", error);
+    g_free (error);
+    ok = FALSE;
+  }
+  /* pinnedconvert's frames are not the source's: checked by its tests. */
+  for (i = 0; i < b->streams && ok && !b->convert; i++) {
+    g_mutex_lock (&streams[i]->lock);
+    if (streams[i]->last && !bench_frame_verify (streams[i]->last, info,
+            GST_BUFFER_OFFSET (streams[i]->last)))
+      ok = FALSE;
+    g_mutex_unlock (&streams[i]->lock);
+  }
+  r->verified = ok;
+  for (i = 0; i < b->streams; i++)
+    stream_free (streams[i]);
+  g_free (streams);
+  return ok;
+}
+
+/* ---- one process per GPU ----------------------------------------------- */
+
+/* One stream in one child process per device, all at once: each child's
+ * --pipeline line gives its period and cores; the aggregate is the sum of
+ * the children's rates. */
+static gboolean
+per_process (const BenchDevices * b, guint n, BenchDevicesResult * r)
+{
+  GSubprocess **children = g_new0 (GSubprocess *, n);
+  gboolean ok = TRUE;
+  guint d;
+
+  memset (r, 0, sizeof (*r));
+  for (d = 0; d < n; d++) {
+    gchar *launch = stream_launch (b, d, b->convert, b->seconds + 1);
+    GError *error = NULL;
+
+    children[d] = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+        b->self, "--pipeline", launch, NULL);
+    if (children[d] == NULL)
+      g_error ("cannot start %s: %s", b->self, error->message);
+    g_free (launch);
+  }
+  for (d = 0; d < n; d++) {
+    gchar *out = NULL;
+    guint frames = 0;
+    gdouble period_ms = 0, cores = 0;
+    const gchar *line;
+
+    g_subprocess_communicate_utf8 (children[d], NULL, NULL, &out, NULL, NULL);
+    line = out ? strstr (out, "frames=") : NULL;
+    if (line == NULL || sscanf (line, "frames=%u period_ms=%lf inside_us=%*f "
+            "cores=%lf", &frames, &period_ms, &cores) != 3 || period_ms <= 0 ||
+        !g_subprocess_get_successful (children[d])) {
+      g_print ("devices: the child on device %u failed: %s\n", d,
+          out ? out : "no output");
+      ok = FALSE;
+    } else {
+      r->frames_per_s += 1e3 / period_ms;
+      r->cpu_us += cores * period_ms * 1e3;
+    }
+    g_free (out);
+    g_object_unref (children[d]);
+  }
+  r->gb_per_s = r->frames_per_s * b->frame_bytes / 1e9;
+  r->cpu_us /= MAX (n, 1);
+  r->verified = ok;
+  g_free (children);
+  return ok;
+}
+
+/* ---- the report -------------------------------------------------------- */
+
+static void
+print_result (const gchar * what, guint n, guint streams,
+    const BenchDevicesResult * r, gdouble limit, gboolean convert)
+{
+  gchar *memory = r->startup_s > 0 ? g_strdup_printf ("start %.2f s  "
+      "resident +%.0f MiB", r->startup_s, r->resident_mib) : g_strdup ("");
+
+  g_print ("%-12s %2u GPUs %3u streams%s %10.1f frames/s %7.2f GB/s  %.3f "
+      "of the limit  %6.1f us CPU a frame  %s  %s\n", what, n, streams,
+      convert ? " (convert)" : "", r->frames_per_s, r->gb_per_s,
+      r->gb_per_s / MAX (limit, 1e-9), r->cpu_us, memory,
+      !r->verified ? "WRONG" : convert ? "ran" : "ok");
+  g_free (memory);
+}
+
+gboolean
+bench_devices_run (BenchDevices * b)
+{
+  GstVideoInfo info, out;
+  gint count = 0;
+  gdouble alone, limit;
+  BenchDevicesResult r;
+  gboolean ok = TRUE;
+  guint n;
+
+  GST_DEBUG_CATEGORY_INIT (devices_debug, "pinnedbenchdevices", 0,
+      "benchmark, many GPUs");
+  CHECK (cudaGetDeviceCount (&count));
+  n = MIN (b->devices, (guint) count);
+  if (n < b->devices)
+    g_print ("devices: %u asked for, %d here: %u\n", b->devices, count, n);
+  gst_video_info_set_format (&info, gst_video_format_from_string (b->format),
+      b->width, b->height);
+  gst_video_info_set_format (&out, b->convert ? GST_VIDEO_FORMAT_RGBA :
+      GST_VIDEO_INFO_FORMAT (&info), b->width, b->height);
+  b->frame_bytes = info.size + out.size;
+
+  alone = concurrent_limit (0, 1, info.size, b->seconds / 2);
+  limit = concurrent_limit (0, n, info.size, b->seconds);
+  g_print ("devices: %s %dx%d, %" G_GSIZE_FORMAT " bytes a frame; raw "
+      "page-locked copies both ways, %u buffers rotating: GPU 0 alone "
+      "%.1f GB/s, all %u at once %.1f GB/s (%.1f each)\n", b->format,
+      b->width, b->height, info.size, ROTATE, alone, n, limit, limit / n);
+
+  ok &= in_process (b, n, &info, &r);
+  print_result ("one-process", n, b->streams, &r, limit, b->convert);
+  if (b->self) {
+    ok &= per_process (b, n, &r);
+    print_result ("per-process", n, n, &r, limit, b->convert);
+  }
+  return ok;
+}

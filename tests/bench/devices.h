@@ -1,0 +1,42 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* gst-pinned-bench --devices N: many GPUs and many streams at once. */
+
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint devices;                /* GPUs to spread over */
+  guint streams;                /* round trips in one process */
+  const gchar *format;
+  gint width, height;
+  gdouble seconds;              /* measured time of each part */
+  gboolean convert;             /* pinnedconvert to RGBA between */
+  const gchar *self;            /* this program, for the per-process part */
+  gsize frame_bytes;            /* moved a frame, both ways (set by the run) */
+} BenchDevices;
+
+typedef struct
+{
+  gdouble frames_per_s;         /* all streams together */
+  gdouble gb_per_s;             /* both ways */
+  gdouble cpu_us;               /* the process's CPU a frame */
+  gdouble startup_s;            /* to every stream's first frame */
+  gdouble resident_mib;         /* resident memory added by the streams */
+  gboolean verified;            /* each stream's last frame the source's */
+} BenchDevicesResult;
+
+gboolean bench_devices_run (BenchDevices * b);
+
+G_END_DECLS
