@@ -196,7 +196,7 @@ for step in "${steps[@]}"; do
       cat "$OUT/bench.txt"
       ;;
     pageable)
-      # Sources that ignore the offered pool (docs/performance.md,
+      # Sources that ignore the offered pool (docs/notes/2026-11-22-pageable-sources.md,
       # "Pageable sources"): recycled, fresh, appsrc, downstream pools,
       # huge pages; then where a pageable frame's time goes, mapped memory
       # and the rotating limit by kind of page-locked memory (4K RGBA).
