@@ -1,0 +1,132 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Many streams at once, spread over every device, in one process (an
+ * analytics host's cameras): each stream's frames through the pair beside
+ * a plain branch, every frame of every stream equal to its plain twin,
+ * all streams running together. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <cuda_runtime_api.h>
+
+#include "pinnedtest.h"
+
+/* On a GPU: 64 streams of 1080p NV12 (the target of issue 26), over every
+ * device; on the stand-in, whose copies are memcpy on threads, 16 small
+ * ones over its devices. */
+#define GPU_STREAMS 64
+#define FAKE_STREAMS 16
+
+typedef struct
+{
+  GstElement *pipeline;
+  gchar *what;
+  guint frames;
+} Stream;
+
+static gpointer
+pull_thread (gpointer data)
+{
+  Stream *s = data;
+
+  s->frames = pinned_test_pull_branches (s->pipeline, 0, s->what);
+  return NULL;
+}
+
+static Stream *
+stream_new (guint i, guint device, guint frames, gint width, gint height)
+{
+  /* smpte, snow (new random bytes each frame), ball (moving). */
+  static const gchar *patterns[] = { "smpte", "snow", "ball" };
+  Stream *s = g_new0 (Stream, 1);
+  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=%u pattern=%s ! "
+      "video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 ! "
+      "tee name=t t. ! queue ! pinnedupload device-id=%u ! "
+      "pinneddownload device-id=%u ! appsink name=out sync=false "
+      "max-buffers=4 t. ! queue ! appsink name=ref sync=false max-buffers=4",
+      frames, patterns[i % G_N_ELEMENTS (patterns)], width, height, device,
+      device);
+  GError *error = NULL;
+
+  s->pipeline = gst_parse_launch (launch, &error);
+  fail_unless (s->pipeline != NULL, "%s: %s", launch,
+      error ? error->message : "");
+  s->what = g_strdup_printf ("stream %u on device %u", i, device);
+  g_free (launch);
+  return s;
+}
+
+static void
+stream_free (Stream * s)
+{
+  GstBus *bus = gst_element_get_bus (s->pipeline);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+
+  fail_if (msg != NULL, "%s: an error: %" GST_PTR_FORMAT, s->what, msg);
+  gst_object_unref (bus);
+  gst_element_set_state (s->pipeline, GST_STATE_NULL);
+  gst_object_unref (s->pipeline);
+  g_free (s->what);
+  g_free (s);
+}
+
+GST_START_TEST (test_streams_over_devices)
+{
+  gboolean fake = pinned_test_is_fake ();
+  guint n = fake ? FAKE_STREAMS : GPU_STREAMS;
+  guint frames = fake ? 12 : 60;
+  gint width = fake ? 320 : 1920, height = fake ? 180 : 1080;
+  Stream **streams = g_new0 (Stream *, n);
+  GThread **threads = g_new0 (GThread *, n);
+  gint devices = 0;
+  guint i;
+
+  fail_unless (cudaGetDeviceCount (&devices) == cudaSuccess);
+  fail_unless (devices > 0);
+  GST_INFO ("%u streams of %dx%d NV12 over %d devices", n, width, height,
+      devices);
+  for (i = 0; i < n; i++) {
+    streams[i] = stream_new (i, i % devices, frames, width, height);
+    fail_unless (gst_element_set_state (streams[i]->pipeline,
+            GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  }
+  /* Pulled at once: every stream runs while the others do. */
+  for (i = 0; i < n; i++)
+    threads[i] = g_thread_new ("pull", pull_thread, streams[i]);
+  for (i = 0; i < n; i++) {
+    g_thread_join (threads[i]);
+    fail_unless_equals_int (streams[i]->frames, frames);
+    stream_free (streams[i]);
+  }
+  g_free (threads);
+  g_free (streams);
+}
+
+GST_END_TEST;
+
+static Suite *
+streams_suite (void)
+{
+  Suite *s = suite_create ("pinnedstreams");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_streams_over_devices);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return pinned_test_main (argc, argv, streams_suite);
+}
