@@ -205,14 +205,14 @@ gst_pinned_stream_set_track (GstPinnedStream * stream,
 {
   GstPinnedFenceTrack *kept = NULL;
 
-  /* The close is the same for every track: set before the track shows. */
+  if (!__atomic_compare_exchange_n (&stream->track, &kept, track, FALSE,
+          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    close (track);
+    return kept;
+  }
+  /* Read only when the stream goes, after every user let go of it. */
   stream->track_close = close;
-  if (__atomic_compare_exchange_n (&stream->track, &kept, track, FALSE,
-          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return track;
-
-  close (track);
-  return kept;
+  return track;
 }
 
 /**
