@@ -18,12 +18,10 @@
 
 G_BEGIN_DECLS
 
-/* Each file logs into its own category; this defines it and a function that
- * initialises it on first use, for files without a class_init to do it. */
-#define GST_PINNED_DEBUG_CATEGORY(cat, name, description)                 \
-  GST_DEBUG_CATEGORY_STATIC (cat);                                        \
-  static void                                                             \
-  ensure_debug_category (void)                                            \
+/* The function @init that initialises category @cat on first use. */
+#define GST_PINNED_DEBUG_INIT_FUNC(scope, init, cat, name, description)   \
+  scope void                                                              \
+  init (void)                                                             \
   {                                                                       \
     static gsize once = 0;                                                \
     if (g_once_init_enter (&once)) {                                      \
@@ -31,5 +29,34 @@ G_BEGIN_DECLS
       g_once_init_leave (&once, 1);                                       \
     }                                                                     \
   }
+
+/* Each file logs into its own category; this defines it and a function that
+ * initialises it on first use, for files without a class_init to do it. */
+#define GST_PINNED_DEBUG_CATEGORY(cat, name, description)                 \
+  GST_DEBUG_CATEGORY_STATIC (cat);                                        \
+  GST_PINNED_DEBUG_INIT_FUNC (static, ensure_debug_category, cat, name,   \
+      description)
+
+/* A category that the files of one concept share (declared with
+ * GST_DEBUG_CATEGORY_EXTERN and @init in their private header), so that
+ * users' GST_DEBUG lines keep working where code moves between them. */
+#define GST_PINNED_DEBUG_CATEGORY_SHARED(cat, name, description, init)    \
+  GST_DEBUG_CATEGORY (cat);                                               \
+  GST_PINNED_DEBUG_INIT_FUNC (, init, cat, name, description)
+
+/* The value of the project's environment variable @name (GST_PINNED_...),
+ * or %NULL where it is unset or empty (gstpinnedenv.c). */
+G_GNUC_INTERNAL
+const gchar *        gst_pinned_env_get             (const gchar * name);
+
+/* What a variable's value (%NULL where unset or empty) sets. */
+typedef gsize (*GstPinnedEnvParse) (const gchar * value);
+
+/* Reads @name once for the life of the process: @cache, a static that is
+ * 0 at first, keeps what @parse made of it. */
+G_GNUC_INTERNAL
+gsize                gst_pinned_env_once            (gsize * cache,
+                                                     const gchar * name,
+                                                     GstPinnedEnvParse parse);
 
 G_END_DECLS

@@ -846,20 +846,6 @@ batch_timer_stop (GstPinnedBaseTransform * self)
   priv->batch_timer = NULL;
 }
 
-/* Our memory only: what a batch can take (anything else is copied at once,
- * without mapping it twice). */
-static gboolean
-all_ours (GstBuffer * buffer)
-{
-  guint i, n = gst_buffer_n_memory (buffer);
-
-  for (i = 0; i < n; i++) {
-    if (!gst_is_pinned_memory (gst_buffer_peek_memory (buffer, i)))
-      return FALSE;
-  }
-  return n > 0;
-}
-
 /**
  * gst_pinned_base_transform_transfer_output:
  * @self: a #GstPinnedBaseTransform with an open device
@@ -895,8 +881,10 @@ gst_pinned_base_transform_transfer_output (GstPinnedBaseTransform * self,
   g_return_val_if_fail (GST_IS_BUFFER (outbuf), FALSE);
 
   priv = GET_PRIV (self);
-  if (priv->batch_frames > 1 && priv->stream && all_ours (src) &&
-      all_ours (outbuf)) {
+  /* What a batch cannot take is copied at once, without mapping it twice. */
+  if (priv->batch_frames > 1 && priv->stream &&
+      gst_pinned_transfer_batch_takes (src) &&
+      gst_pinned_transfer_batch_takes (outbuf)) {
     if (priv->pending == NULL)
       priv->pending = gst_pinned_transfer_batch_new ();
     if (!gst_pinned_transfer_batch_add (priv->pending, priv->stream,

@@ -16,12 +16,9 @@
 
 G_BEGIN_DECLS
 
-/* Asks the peers of @element's pads, downstream first (as GstContext
- * documents) or upstream first; TRUE when one answered @query. */
-G_GNUC_INTERNAL
-gboolean           gst_pinned_element_query_neighbours (GstElement * element,
-                                                         GstQuery * query,
-                                                         gboolean upstream_first);
+/* The context files and the element helpers (gstpinnedcontextutils.c)
+ * log as "pinnedcontext"; GstPinnedContext's class init initialises it. */
+GST_DEBUG_CATEGORY_EXTERN (gst_pinned_context_debug);
 
 #ifdef HAVE_CUDA_INTEROP
 /* A context whose work runs in the CUDA driver context @handle (a

@@ -37,12 +37,12 @@
 
 #include <gst/cuda/gstcudautils.h>
 
-#include "gstpinnedcontext-private.h"
+#include "gstpinnedcudacontext-private.h"
 #include "gstpinneddriver-private.h"
-#include "gst/pinned/gstpinnedcudacontext.h"
 
-GST_PINNED_DEBUG_CATEGORY (gst_pinned_cuda_context_debug, "pinnedcudacontext",
-    "gst-pinned GstCudaContext interop");
+GST_PINNED_DEBUG_CATEGORY_SHARED (gst_pinned_cuda_context_debug,
+    "pinnedcudacontext", "gst-pinned GstCudaContext interop",
+    gst_pinned_cuda_context_init_debug);
 #define GST_CAT_DEFAULT gst_pinned_cuda_context_debug
 
 /* On a GstPinnedContext: its GstCudaContext (adopted, or the wrapper of its
@@ -50,6 +50,8 @@ GST_PINNED_DEBUG_CATEGORY (gst_pinned_cuda_context_debug, "pinnedcudacontext",
  * that adopting it again gives the same GstPinnedContext. */
 static GQuark cuda_quark;
 static GQuark pinned_quark;
+/* Guards those links (elements find contexts under the lock of
+ * gstpinnedcontextutils.c). */
 static GRecMutex lock;
 
 static void
@@ -58,7 +60,7 @@ init_once (void)
   static gsize once = 0;
 
   if (g_once_init_enter (&once)) {
-    ensure_debug_category ();
+    gst_pinned_cuda_context_init_debug ();
     cuda_quark = g_quark_from_static_string ("GstPinnedCudaContext");
     pinned_quark = g_quark_from_static_string ("GstPinnedCudaContextPinned");
     g_once_init_leave (&once, 1);
@@ -200,193 +202,4 @@ gst_pinned_context_get_cuda_context (GstPinnedContext * context)
   g_rec_mutex_unlock (&lock);
 
   return cuda;
-}
-
-/**
- * gst_pinned_cuda_handle_set_context:
- * @element: the element whose GstElementClass.set_context() was called
- * @context: (nullable): the #GstContext given to it
- * @device_id: the element's device-id, or %GST_PINNED_DEVICE_ID_ANY
- * @pinned_context: (inout) (transfer full): the element's context
- *
- * Adopts the #GstCudaContext of a `gst.cuda.context` @context when the
- * element has no context yet and the device matches @device_id.
- *
- * Returns: %TRUE when @pinned_context was set from @context
- *
- * Since: 0.1
- */
-gboolean
-gst_pinned_cuda_handle_set_context (GstElement * element,
-    GstContext * context, gint device_id, GstPinnedContext ** pinned_context)
-{
-  GstCudaContext *cuda = NULL;
-  GstPinnedContext *adopted;
-  GError *error = NULL;
-
-  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
-  g_return_val_if_fail (pinned_context != NULL, FALSE);
-
-  if (context == NULL || *pinned_context != NULL ||
-      g_strcmp0 (gst_context_get_context_type (context),
-          GST_CUDA_CONTEXT_TYPE) != 0)
-    return FALSE;
-
-  init_once ();
-  if (!gst_cuda_handle_set_context (element, context, device_id, &cuda) ||
-      cuda == NULL) {
-    GST_DEBUG_OBJECT (element, "CUDA context of another device, ignored");
-    return FALSE;
-  }
-
-  adopted = gst_pinned_context_new_from_cuda_context (cuda, &error);
-  gst_object_unref (cuda);
-  if (adopted == NULL) {
-    GST_WARNING_OBJECT (element, "cannot use the pipeline's CUDA context: %s",
-        error->message);
-    g_clear_error (&error);
-    return FALSE;
-  }
-
-  GST_DEBUG_OBJECT (element, "using the pipeline's CUDA context, device %d",
-      gst_pinned_context_get_device_id (adopted));
-  *pinned_context = adopted;
-  return TRUE;
-}
-
-/**
- * gst_pinned_cuda_handle_context_query:
- * @element: the element that received @query
- * @query: a #GST_QUERY_CONTEXT
- * @pinned_context: (nullable): the element's context
- *
- * Answers a neighbour's `gst.cuda.context` query with the #GstCudaContext
- * of @pinned_context.
- *
- * Returns: %TRUE when @query was answered
- *
- * Since: 0.1
- */
-gboolean
-gst_pinned_cuda_handle_context_query (GstElement * element, GstQuery * query,
-    GstPinnedContext * pinned_context)
-{
-  GstCudaContext *cuda;
-  const gchar *type;
-  gboolean ret;
-
-  g_return_val_if_fail (GST_IS_QUERY (query), FALSE);
-
-  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT || pinned_context == NULL ||
-      !gst_query_parse_context_type (query, &type) ||
-      g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) != 0)
-    return FALSE;
-
-  cuda = gst_pinned_context_get_cuda_context (pinned_context);
-  if (cuda == NULL)
-    return FALSE;
-
-  ret = gst_cuda_handle_context_query (element, query, cuda);
-  GST_DEBUG_OBJECT (element, "answered CUDA context query with %"
-      GST_PTR_FORMAT, cuda);
-  gst_object_unref (cuda);
-
-  return ret;
-}
-
-/**
- * gst_pinned_cuda_find_element_context:
- * @element: the element that needs a device
- * @upstream_first: ask upstream before downstream (for an element whose
- *   input is CUDA memory: its context is upstream's)
- * @pinned_context: (inout) (transfer full): the element's context
- *
- * Looks for a `gst.cuda.context` at the neighbours, then at the
- * application (#GST_MESSAGE_NEED_CONTEXT); one that is found reaches the
- * element through gst_element_set_context(), whose handler adopts it with
- * gst_pinned_cuda_handle_set_context(). Creates none.
- *
- * Returns: %TRUE when @pinned_context is set
- *
- * Since: 0.1
- */
-gboolean
-gst_pinned_cuda_find_element_context (GstElement * element,
-    gboolean upstream_first, GstPinnedContext ** pinned_context)
-{
-  GstContext *context = NULL;
-  GstQuery *query;
-
-  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
-  g_return_val_if_fail (pinned_context != NULL, FALSE);
-
-  init_once ();
-  g_rec_mutex_lock (&lock);
-  if (*pinned_context == NULL) {
-    query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
-    if (gst_pinned_element_query_neighbours (element, query, upstream_first)) {
-      gst_query_parse_context (query, &context);
-      if (context)
-        gst_element_set_context (element, context);
-    }
-    gst_query_unref (query);
-
-    if (*pinned_context == NULL)
-      gst_element_post_message (element,
-          gst_message_new_need_context (GST_OBJECT_CAST (element),
-              GST_CUDA_CONTEXT_TYPE));
-  }
-  g_rec_mutex_unlock (&lock);
-
-  return *pinned_context != NULL;
-}
-
-/**
- * gst_pinned_cuda_ensure_element_context:
- * @element: the element that needs a device
- * @device_id: its device-id, or %GST_PINNED_DEVICE_ID_ANY
- * @pinned_context: (inout) (transfer full): the element's context
- * @error: (out) (optional): why no device could be opened
- *
- * gst_pinned_ensure_element_context() that also takes part in
- * `gst.cuda.context`: it takes a `gst.pinned.context` of the neighbours or
- * the application, else a `gst.cuda.context` of theirs, and only then
- * opens the device. A context it opens is announced as both types, so that
- * gst-pinned and nvcodec elements started later join it.
- *
- * Returns: %TRUE when @pinned_context is set
- *
- * Since: 0.1
- */
-gboolean
-gst_pinned_cuda_ensure_element_context (GstElement * element, gint device_id,
-    GstPinnedContext ** pinned_context, GError ** error)
-{
-  GstCudaContext *cuda;
-  GstContext *context;
-  gboolean ok = TRUE;
-
-  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
-  g_return_val_if_fail (pinned_context != NULL, FALSE);
-
-  init_once ();
-  g_rec_mutex_lock (&lock);
-  if (*pinned_context == NULL &&
-      !gst_pinned_find_element_context (element, device_id, pinned_context) &&
-      !gst_pinned_cuda_find_element_context (element, FALSE, pinned_context)) {
-    ok = gst_pinned_ensure_element_context (element, device_id,
-        pinned_context, error);
-    cuda = ok ? gst_pinned_context_get_cuda_context (*pinned_context) : NULL;
-    if (cuda) {
-      context = gst_context_new_cuda_context (cuda);
-      gst_element_set_context (element, context);
-      GST_INFO_OBJECT (element, "announcing %" GST_PTR_FORMAT, cuda);
-      gst_element_post_message (element,
-          gst_message_new_have_context (GST_OBJECT_CAST (element), context));
-      gst_object_unref (cuda);
-    }
-  }
-  g_rec_mutex_unlock (&lock);
-
-  return ok;
 }

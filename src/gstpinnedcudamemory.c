@@ -73,7 +73,7 @@ static gpointer
 lookup_stream_api (gpointer data)
 {
   static StreamApi api;
-  const gchar *name = g_getenv ("GST_PINNED_CUDA_LIBRARY");
+  const gchar *name = gst_pinned_env_get ("GST_PINNED_CUDA_LIBRARY");
   GModule *module;
 
   ensure_debug_category ();
@@ -81,7 +81,7 @@ lookup_stream_api (gpointer data)
   /* GST_PINNED_CUDA_LIBRARY names another library to look them up in (a
    * libgstcuda-1.0 of another GStreamer installation; the tests' stand-in
    * of the 1.24 API). */
-  if (name == NULL || *name == '\0')
+  if (name == NULL)
     name = "libgstcuda-1.0.so.0";
   module = g_module_open (name, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
   if (module && g_module_symbol (module, "gst_cuda_memory_get_stream",

@@ -16,13 +16,6 @@
 
 G_BEGIN_DECLS
 
-G_GNUC_INTERNAL
-GstPinnedFenceTrack *gst_pinned_fence_track_new     (void);
-
-/* The stream goes; the track lives on while fences of it do. */
-G_GNUC_INTERNAL
-void                 gst_pinned_fence_track_close   (GstPinnedFenceTrack * track);
-
 /* gst_pinned_stream_record_fence() for a caller that made the stream's
  * context current (gst_pinned_context_push()): the copy paths record
  * inside their own push, a driver call pair less per copy. */
@@ -41,7 +34,7 @@ void                 gst_pinned_fence_set_batch     (GstPinnedFence * fence);
 G_GNUC_INTERNAL
 guint64              gst_pinned_fence_get_stream_id (GstPinnedFence * fence);
 
-/* Asks without waiting whether the work before @fence has finished:
+/* Asks without waiting whether the work before @fence has signaled:
  * %FALSE, with @error set, when the device reported a failure, else %TRUE
  * and *@signaled. */
 G_GNUC_INTERNAL
@@ -51,14 +44,14 @@ gboolean             gst_pinned_fence_query         (GstPinnedFence * fence,
 
 /* gst_pinned_fence_wait() for a pool's gate: the caller is about to reuse
  * memory that @fence's work still touches, and waits for more than
- * @fence when it must wait at all (see gstpinnedfence.c). */
+ * @fence when it must wait at all (see gstpinnedfencewait.c). */
 G_GNUC_INTERNAL
 gboolean             gst_pinned_fence_wait_gate     (GstPinnedFence * fence,
                                                      GError ** error);
 
 /* Keeps the stream of @fence from running more than a few fences ahead of
  * the host: waits, as a gate does, for its fence that many before its
- * newest, unless that one is known done. */
+ * newest, unless that one is known signaled. */
 G_GNUC_INTERNAL
 gboolean             gst_pinned_fence_pace          (GstPinnedFence * fence,
                                                      GError ** error);

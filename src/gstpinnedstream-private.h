@@ -28,12 +28,23 @@ GstPinnedStream *    gst_pinned_stream_get_shared  (GstPinnedContext * context,
 G_GNUC_INTERNAL
 guint64              gst_pinned_stream_get_id      (GstPinnedStream * stream);
 
-/* What a stream knows of its fences: their order and how far its work is
- * known done (gstpinnedfence.c). Each stream has one. */
+/* What a stream's fences know of it: their order and how far its work is
+ * known signaled. gstpinnedfence.c makes it with the stream's first fence;
+ * the stream only keeps it, and closes it when it goes, so that streams
+ * need nothing of fences. */
 typedef struct _GstPinnedFenceTrack GstPinnedFenceTrack;
 
+/* The stream's track, or %NULL before its first fence. */
 G_GNUC_INTERNAL
 GstPinnedFenceTrack *gst_pinned_stream_get_track   (GstPinnedStream * stream);
+
+/* Gives @stream @track, to be closed with @close when the stream goes.
+ * Returns the stream's track: @track, or the one another thread gave it
+ * first (@track is closed then). */
+G_GNUC_INTERNAL
+GstPinnedFenceTrack *gst_pinned_stream_set_track   (GstPinnedStream * stream,
+                                                    GstPinnedFenceTrack * track,
+                                                    GDestroyNotify close);
 
 /* Whether the work enqueued on @stream from now on already waits for fence
  * @seq of the stream of id @id: a wait for that fence or a later one of

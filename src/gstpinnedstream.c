@@ -21,7 +21,7 @@
 #include "config.h"
 #endif
 
-#include "gstpinnedfence-private.h"
+#include "gstpinnedstream-private.h"
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_stream_debug, "pinnedstream",
     "gst-pinned CUDA streams");
@@ -34,7 +34,10 @@ struct _GstPinnedStream
   GstPinnedContext *context;
   cudaStream_t handle;
   guint64 id;
+  /* What its fences know of it (gstpinnedfence.c makes it with the first
+   * fence), and how it goes with the stream. */
   GstPinnedFenceTrack *track;
+  GDestroyNotify track_close;
   /* A wrapped stream belongs to its creator, who destroys it. */
   gboolean wrapped;
   /* The latest fence of another stream that a wait was enqueued for (its
@@ -57,7 +60,8 @@ gst_pinned_stream_free (GstPinnedStream * stream)
     gst_pinned_cuda_result (cudaStreamDestroy (stream->handle), NULL);
     gst_pinned_context_pop (stream->context);
   }
-  gst_pinned_fence_track_close (stream->track);
+  if (stream->track)
+    stream->track_close (stream->track);
   gst_object_unref (stream->context);
   g_mutex_clear (&stream->wait_lock);
   g_free (stream);
@@ -75,7 +79,6 @@ stream_new (GstPinnedContext * context, cudaStream_t handle, gboolean wrapped)
   stream->handle = handle;
   stream->wrapped = wrapped;
   stream->id = __atomic_fetch_add (&next_stream_id, 1, __ATOMIC_RELAXED);
-  stream->track = gst_pinned_fence_track_new ();
   g_mutex_init (&stream->wait_lock);
 
   return stream;
@@ -193,7 +196,23 @@ gst_pinned_stream_get_id (GstPinnedStream * stream)
 GstPinnedFenceTrack *
 gst_pinned_stream_get_track (GstPinnedStream * stream)
 {
-  return stream->track;
+  return g_atomic_pointer_get (&stream->track);
+}
+
+GstPinnedFenceTrack *
+gst_pinned_stream_set_track (GstPinnedStream * stream,
+    GstPinnedFenceTrack * track, GDestroyNotify close)
+{
+  GstPinnedFenceTrack *kept = NULL;
+
+  if (!__atomic_compare_exchange_n (&stream->track, &kept, track, FALSE,
+          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    close (track);
+    return kept;
+  }
+  /* Read only when the stream goes, after every user let go of it. */
+  stream->track_close = close;
+  return track;
 }
 
 /**

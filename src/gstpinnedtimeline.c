@@ -145,10 +145,10 @@ gst_pinned_timeline_begin (GstPinnedStream * stream, const gchar * track,
 
   g_mutex_lock (&lock);
   if (g_atomic_int_get (&state) == STATE_UNCHECKED) {
-    const gchar *env = g_getenv ("GST_PINNED_TIMELINE");
+    const gchar *env = gst_pinned_env_get ("GST_PINNED_TIMELINE");
 
     ensure_debug_category ();
-    if (env && *env)
+    if (env)
       start_locked (env, 0);
     else
       g_atomic_int_set (&state, STATE_OFF);

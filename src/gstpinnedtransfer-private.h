@@ -12,6 +12,7 @@
 
 #pragma once
 
+#include "gstpinnedlayout-private.h"
 #include "gstpinnedpageable-private.h"
 #include "gst/pinned/gstpinnedtransfer.h"
 
@@ -43,14 +44,6 @@ gboolean gst_pinned_transfer_video_frame_report (GstPinnedStream * stream,
                                                  GstPinnedTransferReport * report,
                                                  GError ** error);
 
-/* Whether the frame of @info, laid out as @buffer's GstVideoMeta (or @info)
- * says, lies within @buffer; @what names the buffer in the error. */
-G_GNUC_INTERNAL
-gboolean gst_pinned_transfer_check_layout       (GstBuffer * buffer,
-                                                 const GstVideoInfo * info,
-                                                 const gchar * what,
-                                                 GError ** error);
-
 /* Frames whose copies go to the GPU together: one call for all of them
  * (cudaMemcpyBatchAsync) and one fence, where a frame each cost a copy
  * call, a fence and the next stream's wait for it. For gst-pinned memory
@@ -67,6 +60,11 @@ void     gst_pinned_transfer_batch_free       (GstPinnedTransferBatch * batch);
 
 G_GNUC_INTERNAL
 guint    gst_pinned_transfer_batch_get_frames (GstPinnedTransferBatch * batch);
+
+/* Whether a batch may take @buffer: all its memory our own (told without
+ * mapping it; gst_pinned_transfer_batch_add() checks the layouts). */
+G_GNUC_INTERNAL
+gboolean gst_pinned_transfer_batch_takes      (GstBuffer * buffer);
 
 /* As gst_pinned_transfer_video_frame_report() where both buffers are
  * gst-pinned memory in the same layout: the stream's waits for the

@@ -1,0 +1,367 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* How a host waits for a fence: the poll (it asks and sleeps, never
+ * spins), the pool gate (it waits for a later fence of the stream where it
+ * must wait at all), the pace (a stream runs at most a few fences ahead of
+ * the host) and the timer slack their sleeps need. The fence object is
+ * gstpinnedfence.c. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstpinnedfencetrack-private.h"
+
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#define GST_CAT_DEFAULT gst_pinned_fence_debug
+
+/* How a host waits for a fence. By default the events are plain ones and
+ * the host asks (cudaEventQuery) and sleeps between asks, 2 us at first,
+ * doubling to 64 us (or a sixteenth of the wait so far). Blocking-sync
+ * events (cudaEventSynchronize sleeps until CUDA's event handler thread
+ * wakes it) cost that thread 20 to 45 us of CPU per frame and wake the
+ * waiter late: on an H200, NV12 1920x1080 up and back ran at 0.77-0.96 of
+ * the link with 45-76 us of CPU per frame, and at 1.01 with 29 us asking
+ * (docs/performance.md). GST_PINNED_FENCE_WAIT=block brings blocking-sync
+ * events back, for comparison. */
+enum
+{
+  WAIT_POLL,
+  WAIT_BLOCK,
+};
+
+#define POLL_FIRST_US 2
+#define POLL_MAX_US 64
+
+static gsize
+parse_wait_mode (const gchar * value)
+{
+  return g_strcmp0 (value, "block") == 0 ? WAIT_BLOCK : WAIT_POLL;
+}
+
+static gint
+wait_mode (void)
+{
+  static gsize mode = 0;
+
+  return gst_pinned_env_once (&mode, "GST_PINNED_FENCE_WAIT", parse_wait_mode);
+}
+
+gboolean
+gst_pinned_fence_wait_blocks (void)
+{
+  return wait_mode () == WAIT_BLOCK;
+}
+
+/* The host waits of each thread, counted where they all happen, for the
+ * elements' statistics: one thread's own, so no lock or atomics. */
+static _Thread_local guint64 thread_waits;
+static _Thread_local guint64 thread_wait_ns;
+
+/* A sleep of 2 us takes 50 to 60 us where the thread's timer slack is the
+ * kernel's default (50 us), about a frame's copy at 1080p: a gate that
+ * means to wake right after the copy it waits for needs a slack of 1 us.
+ * The thread keeps it once set: saving and restoring it around each wait
+ * cost three system calls a wait, about one and a half a frame of the
+ * round trip, where only sleeps become more precise. */
+#define PRECISE_SLACK_NS 1000
+
+static void
+slack_tighten (void)
+{
+#ifdef PR_SET_TIMERSLACK
+  static __thread gboolean tight;
+
+  if (tight)
+    return;
+  tight = TRUE;
+  if (prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0) > PRECISE_SLACK_NS)
+    prctl (PR_SET_TIMERSLACK, (unsigned long) PRECISE_SLACK_NS, 0, 0, 0);
+#endif
+}
+
+/* Sleeps and asks until @fence's running work has signaled. A question about
+ * running work costs the host microseconds (more than one about signaled
+ * work), so each comes after a sleep: @first_us, then @step_us, doubling
+ * up to 64 us; @precise sleeps with a tight timer slack. Counts one host
+ * wait, and in *@questions how many questions it asked. */
+static gboolean
+wait_running (GstPinnedFence * fence, gulong first_us, gulong step_us,
+    gboolean precise, guint * questions, GError ** error)
+{
+  GstClockTime start;
+  cudaError_t result;
+  gboolean ok;
+  guint n = 0;
+
+  GST_TRACE ("host wait on event %p", fence->event);
+  start = gst_util_get_timestamp ();
+  if (wait_mode () == WAIT_POLL) {
+    gulong sleep_us = MAX (first_us, POLL_FIRST_US);
+
+    if (precise)
+      slack_tighten ();
+    do {
+      g_usleep (sleep_us);
+      sleep_us = step_us;
+      /* A long wait asks less often: late by a sixteenth of its length at
+       * most (each wake-up costs the host 5 to 12 us on a virtual machine:
+       * a 200 ms wait asked 3,000 times). The clock is read only then. */
+      step_us *= 2;
+      if (step_us > POLL_MAX_US)
+        step_us = MIN (step_us, MAX (POLL_MAX_US,
+                (gst_util_get_timestamp () - start) / (16 * GST_USECOND)));
+      n++;
+    } while ((result = cudaEventQuery (fence->event)) == cudaErrorNotReady);
+    ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
+        __FILE__, GST_FUNCTION, __LINE__, error);
+  } else {
+    ok = gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error);
+    n = 1;
+  }
+  thread_waits++;
+  thread_wait_ns += gst_util_get_timestamp () - start;
+  if (questions)
+    *questions = n;
+  if (ok)
+    gst_pinned_fence_set_signaled (fence);
+  return ok;
+}
+
+/**
+ * gst_pinned_fence_wait:
+ * @fence: a #GstPinnedFence
+ * @error: (out) (optional): where to describe a failure
+ *
+ * Blocks the calling thread, sleeping, until the work before @fence has
+ * finished.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
+{
+  cudaError_t result;
+
+  g_return_val_if_fail (fence != NULL, FALSE);
+
+  gst_pinned_fence_init_debug ();
+
+  if (gst_pinned_fence_known_signaled (fence))
+    return TRUE;
+  /* Signaled work: one question, and no wait. */
+  if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady)
+    return gst_pinned_fence_take_result (fence, result, error);
+
+  return wait_running (fence, POLL_FIRST_US, 2 * POLL_FIRST_US, FALSE, NULL,
+      error);
+}
+
+/* How many of a stream's newest fences a gate leaves running: the GPU's
+ * work queued when the host goes on. One: a copy of a 1080p frame lasts
+ * about 60 us, more than the gate's wake-up and the next frame's work
+ * take, and leaving two saved the host less (docs/performance.md).
+ * GST_PINNED_GATE_LEAVE sets it, for measurements. */
+#define DEFAULT_GATE_LEAVE 1
+#define GATE_FIRST_MAX_US 4000
+
+static gsize
+parse_gate_leave (const gchar * value)
+{
+  gsize n = value ? g_ascii_strtoull (value, NULL, 10) : DEFAULT_GATE_LEAVE;
+
+  return MIN (n, GST_PINNED_FENCE_TRACK_RECENT);
+}
+
+static guint
+gate_leave (void)
+{
+  static gsize leave = 0;
+
+  return gst_pinned_env_once (&leave, "GST_PINNED_GATE_LEAVE",
+      parse_gate_leave);
+}
+
+/* The fence of @track that a gate waiting for @fence waits for instead:
+ * the newest but @leave, when that is later than @fence. */
+static GstPinnedFence *
+gate_target (GstPinnedFenceTrack * track, GstPinnedFence * fence, guint leave)
+{
+  GstPinnedFence *target = NULL;
+
+  if (leave >= GST_PINNED_FENCE_TRACK_RECENT)
+    return NULL;
+
+  g_mutex_lock (&track->lock);
+  if (track->last_seq > fence->seq + leave) {
+    target =
+        track->recent[(track->last_seq -
+            leave) % GST_PINNED_FENCE_TRACK_RECENT];
+    if (target)
+      gst_pinned_fence_ref (target);
+  }
+  g_mutex_unlock (&track->lock);
+
+  return target;
+}
+
+/* gate_wait() once a question found @fence's work running. */
+static gboolean
+gate_wait_running (GstPinnedFence * fence, guint leave, GError ** error)
+{
+  GstPinnedFenceTrack *track = fence->track;
+  GstPinnedFence *target = NULL;
+  guint64 sleep_us;
+  guint questions;
+  gboolean ok;
+
+  /* A batch's fence that is itself the newest but @leave, or newer: the
+   * next buffers wait for it too, and the gate waits as for a later one
+   * (the plain poll slept 1.5 times a frame there). */
+  if (track && (target = gate_target (track, fence, leave)) == NULL &&
+      fence->batch)
+    target = gst_pinned_fence_ref (fence);
+  if (track == NULL || target == NULL)
+    return wait_running (fence, POLL_FIRST_US, 2 * POLL_FIRST_US, FALSE,
+        NULL, error);
+
+  /* Under steady backpressure such waits last about as long each time.
+   * The first sleep follows how its question came out: shorter after
+   * signaled work (the sleep may have been too long), longer after
+   * running work (a question more, microseconds). */
+  sleep_us = __atomic_load_n (&track->gate_sleep_us, __ATOMIC_RELAXED);
+  sleep_us = CLAMP (sleep_us, POLL_FIRST_US, GATE_FIRST_MAX_US);
+  ok = wait_running (target, sleep_us, MAX (POLL_FIRST_US, sleep_us / 8),
+      TRUE, &questions, NULL);
+  sleep_us = questions == 1 ? sleep_us - sleep_us / 8 :
+      sleep_us + MAX (sleep_us / 16, POLL_FIRST_US);
+  __atomic_store_n (&track->gate_sleep_us, sleep_us, __ATOMIC_RELAXED);
+  gst_pinned_fence_unref (target);
+
+  /* The later fence's success vouches for @fence; after a failure @fence
+   * gives its own answer. */
+  return (ok && gst_pinned_fence_known_signaled (fence)) ||
+      gst_pinned_fence_wait (fence, error);
+}
+
+static gboolean
+gate_wait (GstPinnedFence * fence, guint leave, GError ** error)
+{
+  cudaError_t result;
+
+  gst_pinned_fence_init_debug ();
+
+  if (gst_pinned_fence_known_signaled (fence))
+    return TRUE;
+  if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady)
+    return gst_pinned_fence_take_result (fence, result, error);
+  return gate_wait_running (fence, leave, error);
+}
+
+gboolean
+gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
+{
+  return gate_wait (fence, gate_leave (), error);
+}
+
+/* How many fences a paced stream may run ahead of the host: more than
+ * another gate lets it (a download behind an upload runs at most the
+ * upload's pool and its device pool ahead: 4 + 8 by default), so that
+ * there it finds that fence long signaled. When it must wait, it waits until
+ * half of that is left: a wait that drained the stream would starve the
+ * link, another stream's too. */
+#define PACE_AHEAD 14
+
+/* Behind another gate the stream's work has signaled long before PACE_AHEAD,
+ * and asking about the fence that far back costs a question every frame
+ * (about 1.4 us of host CPU each in the round trip, more than a
+ * cross-stream wait). There the pace asks about a fence nearer the newest
+ * instead, which vouches for the next frames too: its distance from the
+ * newest is learnt, one more after each question that found that fence's
+ * work still running, from PACE_LOOK_FIRST up to PACE_LOOK_MAX (a download
+ * behind an upload on an H100 ran about 7 copies behind the host). */
+#define PACE_LOOK_FIRST 3
+#define PACE_LOOK_MAX (PACE_AHEAD - 2)
+
+gboolean
+gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
+{
+  GstPinnedFenceTrack *track = fence->track;
+  GstPinnedFence *behind = NULL, *look = NULL;
+  cudaError_t result;
+  gboolean ok = TRUE;
+  guint lag;
+
+  if (track == NULL)
+    return TRUE;
+
+  g_mutex_lock (&track->lock);
+  /* A closed track (its stream is gone) keeps no fences. */
+  if (track->last_seq > PACE_AHEAD)
+    behind =
+        track->recent[(track->last_seq -
+            PACE_AHEAD) % GST_PINNED_FENCE_TRACK_RECENT];
+  if (behind && gst_pinned_fence_known_signaled (behind)) {
+    behind = NULL;
+  } else if (behind &&
+      (lag = __atomic_load_n (&track->pace_look, __ATOMIC_RELAXED)) > 0) {
+    look =
+        track->recent[(track->last_seq - lag) % GST_PINNED_FENCE_TRACK_RECENT];
+  }
+  if (behind)
+    gst_pinned_fence_ref (behind);
+  if (look)
+    gst_pinned_fence_ref (look);
+  g_mutex_unlock (&track->lock);
+
+  if (behind == NULL)
+    return TRUE;
+
+  gst_pinned_fence_init_debug ();
+  if (look) {
+    result = cudaEventQuery (look->event);
+    if (result == cudaSuccess) {
+      gst_pinned_fence_set_signaled (look);
+    } else {
+      __atomic_store_n (&track->pace_look, MIN (lag + 1, PACE_LOOK_MAX),
+          __ATOMIC_RELAXED);
+    }
+    gst_pinned_fence_unref (look);
+  }
+
+  if (gst_pinned_fence_known_signaled (behind)) {
+    ok = TRUE;
+  } else if ((result = cudaEventQuery (behind->event)) != cudaErrorNotReady) {
+    /* Signaled without a wait: the stream is behind another gate; look
+     * nearer the newest next time. */
+    ok = gst_pinned_fence_take_result (behind, result, error);
+    if (ok && __atomic_load_n (&track->pace_look, __ATOMIC_RELAXED) == 0)
+      __atomic_store_n (&track->pace_look, PACE_LOOK_FIRST, __ATOMIC_RELAXED);
+  } else {
+    /* The stream runs ahead: it is paced, and no look helps. */
+    __atomic_store_n (&track->pace_look, 0, __ATOMIC_RELAXED);
+    ok = gate_wait_running (behind, PACE_AHEAD / 2, error);
+  }
+
+  gst_pinned_fence_unref (behind);
+  return ok;
+}
+
+void
+gst_pinned_fence_get_thread_waits (guint64 * waits, guint64 * ns)
+{
+  *waits = thread_waits;
+  *ns = thread_wait_ns;
+}
