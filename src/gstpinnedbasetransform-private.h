@@ -39,4 +39,10 @@ gboolean gst_pinned_base_transform_copy_frame  (GstPinnedBaseTransform * self,
                                                 GstBuffer * dst,
                                                 GError ** error);
 
+/* Frames a batch (1: each alone), as a copy element chose them for the
+ * caps just set; starts the batch's timer where it batches. */
+G_GNUC_INTERNAL
+void     gst_pinned_base_transform_set_batch   (GstPinnedBaseTransform * self,
+                                                guint frames);
+
 G_END_DECLS

@@ -51,14 +51,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_base_transform_debug);
 #define DEFAULT_SHARED_STREAM FALSE
 #define DEFAULT_DEVICE_ALLOC GST_PINNED_DEVICE_ALLOC_DEFAULT
 #define DEFAULT_POOL_SIZE 4
-#define DEFAULT_BATCH 0
-/* batch=0: frames up to this size from a source that is not live go in
- * batches of AUTO_BATCH. A copy call, its fence and the next stream's wait
- * for it cost the host about as much for 3 MB as for 33 MB: small frames
- * pay them per frame (docs/performance.md). */
-#define AUTO_BATCH 4
-#define AUTO_BATCH_MAX_BYTES (8u << 20)
-#define MAX_BATCH 16
 /* A partial batch goes after this long without its last frame: an
  * application that pushes a frame and waits for it gets it. */
 #define DEFAULT_BATCH_TIMEOUT_US 1000
@@ -71,7 +63,6 @@ enum
   PROP_DEVICE_ID,
   PROP_SHARED_STREAM,
   PROP_POOL_SIZE,
-  PROP_BATCH,
   PROP_BATCH_TIMEOUT,
   PROP_DEVICE_ALLOC,
   PROP_STATS,
@@ -119,8 +110,7 @@ typedef struct
   gint device_id;
   gboolean shared_stream;
   guint pool_size;
-  guint batch;                  /* the properties */
-  guint64 batch_timeout_us;
+  guint64 batch_timeout_us;     /* the properties */
   GstPinnedDeviceAlloc device_alloc;
   GstPinnedContext *context;
   GstPinnedStream *stream;
@@ -193,11 +183,6 @@ gst_pinned_base_transform_set_property (GObject * object, guint prop_id,
       priv->pool_size = g_value_get_uint (value);
       GST_OBJECT_UNLOCK (object);
       break;
-    case PROP_BATCH:
-      GST_OBJECT_LOCK (object);
-      priv->batch = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (object);
-      break;
     case PROP_BATCH_TIMEOUT:
       GST_OBJECT_LOCK (object);
       priv->batch_timeout_us = g_value_get_uint64 (value);
@@ -240,11 +225,6 @@ gst_pinned_base_transform_get_property (GObject * object, guint prop_id,
     case PROP_POOL_SIZE:
       GST_OBJECT_LOCK (object);
       g_value_set_uint (value, priv->pool_size);
-      GST_OBJECT_UNLOCK (object);
-      break;
-    case PROP_BATCH:
-      GST_OBJECT_LOCK (object);
-      g_value_set_uint (value, priv->batch);
       GST_OBJECT_UNLOCK (object);
       break;
     case PROP_BATCH_TIMEOUT:
@@ -870,7 +850,7 @@ all_ours (GstBuffer * buffer)
  *
  * gst_pinned_base_transform_transfer() into the buffer that the element's
  * transform pushes. Where the element batches frames
- * (#GstPinnedBaseTransform:batch) and both buffers are gst-pinned memory
+ * (#GstPinnedCopyTransform:batch) and both buffers are gst-pinned memory
  * in the same layout, the copy is only noted: the base class enqueues the
  * copies of a batch in one call, with one fence, and pushes its outputs
  * then, in order; it pushes a partial batch before any serialized event
@@ -1166,57 +1146,13 @@ gst_pinned_base_transform_sink_event (GstBaseTransform * trans,
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
-/* Whether upstream is live, or cannot say: a live source's frames must not
- * wait for the next ones. */
-static gboolean
-upstream_live (GstPinnedBaseTransform * self)
+/* Frames a batch, chosen by a copy element at caps time (1: none). */
+void
+gst_pinned_base_transform_set_batch (GstPinnedBaseTransform * self,
+    guint frames)
 {
-  GstQuery *query = gst_query_new_latency ();
-  gboolean live = TRUE;
-
-  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
-    gst_query_parse_latency (query, &live, NULL, NULL);
-  gst_query_unref (query);
-  return live;
-}
-
-static gboolean
-is_system_memory (GstCaps * caps)
-{
-  GstCapsFeatures *features = gst_caps_get_features (caps, 0);
-
-  return features == NULL || gst_caps_features_is_any (features) ||
-      gst_caps_features_contains (features,
-      GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY);
-}
-
-/* Copies between host and device batch (the upload and download); a
- * filter's frames stay on the device. */
-static guint
-choose_batch (GstPinnedBaseTransform * self, GstCaps * incaps,
-    GstCaps * outcaps)
-{
-  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
-  guint batch;
-
-  if (is_system_memory (incaps) == is_system_memory (outcaps))
-    return 1;
-#ifdef HAVE_CUDA_INTEROP
-  /* nvcodec's CUDA memory goes through views, copied one at a time. */
-  if (gst_pinned_caps_is_cuda (incaps) || gst_pinned_caps_is_cuda (outcaps))
-    return 1;
-#endif
-
-  GST_OBJECT_LOCK (self);
-  batch = priv->batch;
-  GST_OBJECT_UNLOCK (self);
-
-  if (batch == 0)
-    batch = GST_VIDEO_INFO_SIZE (&priv->in_info) <= AUTO_BATCH_MAX_BYTES &&
-        !upstream_live (self) ? AUTO_BATCH : 1;
-  GST_DEBUG_OBJECT (self, "frames of %" G_GSIZE_FORMAT " bytes: batches of "
-      "%u", GST_VIDEO_INFO_SIZE (&priv->in_info), batch);
-  return batch;
+  GET_PRIV (self)->batch_frames = frames;
+  batch_timer_start (self);
 }
 
 static gboolean
@@ -1250,9 +1186,6 @@ gst_pinned_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         GST_PTR_FORMAT, incaps, outcaps);
     return FALSE;
   }
-  priv->batch_frames = choose_batch (self, incaps, outcaps);
-  batch_timer_start (self);
-
   if (klass->set_info)
     return klass->set_info (self, incaps, &priv->in_info, outcaps,
         &priv->out_info);
@@ -1362,28 +1295,6 @@ gst_pinned_base_transform_class_init (GstPinnedBaseTransformClass * klass)
       G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
 
   /**
-   * GstPinnedBaseTransform:batch:
-   *
-   * How many frames pinnedupload and pinneddownload copy together, in one
-   * call with one fence, where both sides are gst-pinned memory (the pool
-   * path): a copy call, its fence and the next stream's wait for it cost
-   * the host about the same for a small frame as for a large one. 0
-   * chooses at caps time: batches of 4 for frames up to 8 MiB from a
-   * source that is not live, else 1 (each frame alone). A batch holds its
-   * frames until its last arrives (a partial one goes before any
-   * serialized event or query), so a live pipeline should keep 1. While
-   * batching, the element's pools hold at least twice the batch.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_BATCH] =
-      g_param_spec_uint ("batch", "Batch",
-      "Frames copied together in one call (0: 4 for frames up to 8 MiB "
-      "from a source that is not live, else 1; 1: each alone)", 0, MAX_BATCH,
-      DEFAULT_BATCH,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
-
-  /**
    * GstPinnedBaseTransform:batch-timeout:
    *
    * How long a batch waits for its last frame, in microseconds, after its
@@ -1471,7 +1382,6 @@ gst_pinned_base_transform_init (GstPinnedBaseTransform * self)
   priv->device_id = DEFAULT_DEVICE_ID;
   priv->pool_size = DEFAULT_POOL_SIZE;
   priv->device_alloc = DEFAULT_DEVICE_ALLOC;
-  priv->batch = DEFAULT_BATCH;
   priv->batch_timeout_us = DEFAULT_BATCH_TIMEOUT_US;
   priv->batch_frames = 1;
   g_mutex_init (&priv->batch_lock);
