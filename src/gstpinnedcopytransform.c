@@ -471,12 +471,7 @@ gst_pinned_copy_transform_transform (GstBaseTransform * trans,
     ok = klass->finish (self, inbuf, outbuf, src, dst, ok, &error);
 
   if (!ok) {
-    gchar *text = gst_pinned_base_transform_error_text (base, error,
-        klass->failure);
-
-    GST_PINNED_ELEMENT_ERROR (trans, error, text);
-    g_free (text);
-    g_clear_error (&error);
+    gst_pinned_base_transform_post_frame_error (base, &error, klass->failure);
     return GST_FLOW_ERROR;
   }
 
