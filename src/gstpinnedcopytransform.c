@@ -142,16 +142,17 @@ static GstStructure *
 get_pageable_stats (GstPinnedCopyTransform * self)
 {
   GstPinnedCopyTransformPrivate *priv = GET_PRIV (self);
-  GstPinnedPageable *pageable = NULL;
+  GstPinnedPageable *pageable;
   GstStructure *s;
 
   GST_OBJECT_LOCK (self);
-  if (priv->pageable)
-    pageable = gst_object_ref (priv->pageable);
+  pageable = priv->pageable ? gst_object_ref (priv->pageable) : NULL;
   GST_OBJECT_UNLOCK (self);
-  s = pageable ? gst_pinned_pageable_get_stats (pageable) : NULL;
-  gst_clear_object (&pageable);
+  if (pageable == NULL)
+    return NULL;
 
+  s = gst_pinned_pageable_get_stats (pageable);
+  gst_object_unref (pageable);
   return s;
 }
 
@@ -266,14 +267,15 @@ static GstPinnedPageable *
 ensure_pageable (GstPinnedCopyTransform * self)
 {
   GstPinnedCopyTransformPrivate *priv = GET_PRIV (self);
-  GstPinnedContext *context =
-      gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM (self));
+  GstPinnedContext *context;
   GstPinnedPageable *pageable;
   GstAllocator *allocator;
 
   if (priv->pageable)
     return priv->pageable;
 
+  context =
+      gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM (self));
   pageable = gst_pinned_pageable_new (context);
   GST_OBJECT_LOCK (self);
   gst_pinned_pageable_set_mode (pageable, priv->pageable_mode);

@@ -7,6 +7,9 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
+/* GstPinnedCopyTransform: the base class of the elements that copy frames
+ * between page-locked host memory and device memory. */
+
 #pragma once
 
 #include <gst/pinned/gstpinnedbasetransform.h>
