@@ -74,62 +74,36 @@
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_download_debug);
 #define GST_CAT_DEFAULT gst_pinned_download_debug
 
-#define DEFAULT_PAGEABLE_MODE GST_PINNED_PAGEABLE_AUTO
-#define DEFAULT_COPY_THREADS 0
-#define DEFAULT_PORTABLE TRUE
-#define DEFAULT_MAPPED FALSE
-#define DEFAULT_HUGE_PAGES FALSE
-
-enum
-{
-  PROP_0,
-  PROP_PAGEABLE_MODE,
-  PROP_COPY_THREADS,
-  PROP_PORTABLE,
-  PROP_MAPPED,
-  PROP_HUGE_PAGES,
-  PROP_LAST
-};
-
-static GParamSpec *properties[PROP_LAST];
 
 struct _GstPinnedDownload
 {
-  GstPinnedBaseTransform parent;
+  GstPinnedCopyTransform parent;
 
-  /* CUDA memory in: views of the input, held until their copies are done,
-   * and the allocator of the views. */
+  /* CUDA memory in: views of the input, held until their copies are done */
   GstPinnedWindow *held;
-  GstAllocator *view_allocator;
-  GstPinnedPageableMode pageable_mode;
-  guint copy_threads;
-  GstPinnedHostFlags host_flags;
-  /* Made with the first frame when downstream's pool is used. */
-  GstPinnedPageable *pageable;
 };
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK,
-    GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (CUDA_SINK_CAPS GST_PINNED_DEVICE_VIDEO_CAPS ";"
-        GST_PINNED_VIDEO_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_PINNED_VIDEO_CAPS));
 
+/* Device memory in: CUDA memory first (see transform_caps) */
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (CUDA_SINK_CAPS GST_PINNED_DEVICE_VIDEO_CAPS ";"
+        GST_PINNED_VIDEO_CAPS));
+
 #define gst_pinned_download_parent_class parent_class
-G_DEFINE_TYPE_WITH_CODE (GstPinnedDownload, gst_pinned_download,
-    GST_TYPE_PINNED_BASE_TRANSFORM,
-    GST_DEBUG_CATEGORY_INIT (gst_pinned_download_debug, "pinneddownload", 0,
-        "Download from CUDA device memory"));
+G_DEFINE_TYPE (GstPinnedDownload, gst_pinned_download,
+    GST_TYPE_PINNED_COPY_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (pinneddownload, "pinneddownload", GST_RANK_NONE,
     GST_TYPE_PINNED_DOWNLOAD);
 
 static GstCaps *
-gst_pinned_download_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_pinned_download_caps (GstPinnedCopyTransform * copy,
+    GstPadDirection direction, GstCaps * caps)
 {
   GstCaps *ret;
 
@@ -146,17 +120,6 @@ gst_pinned_download_transform_caps (GstBaseTransform * trans,
 #endif
     ret = gst_caps_merge (ret, gst_caps_copy (caps));
   }
-
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-
-  GST_DEBUG_OBJECT (trans, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-      direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
 
   return ret;
 }
@@ -186,9 +149,7 @@ use_downstream_pool (GstPinnedDownload * self, GstBufferPool * pool)
   if (GST_IS_PINNED_HOST_BUFFER_POOL (pool))
     return FALSE;
 
-  GST_OBJECT_LOCK (self);
-  mode = self->pageable_mode;
-  GST_OBJECT_UNLOCK (self);
+  g_object_get (self, "pageable-mode", &mode, NULL);
 
   if (mode != GST_PINNED_PAGEABLE_AUTO)
     return TRUE;
@@ -200,14 +161,12 @@ gst_pinned_download_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
   GstPinnedDownload *self = GST_PINNED_DOWNLOAD (trans);
-  GstPinnedContext *context =
-      gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM (self));
   GstBufferPool *pool;
-  GstStructure *config;
   GstCaps *caps;
   GstVideoInfo info;
   GError *error = NULL;
   guint min = 0, pool_size;
+  gboolean video_meta;
 
   gst_query_parse_allocation (query, &caps, NULL);
   if (caps == NULL || !gst_video_info_from_caps (&info, caps))
@@ -232,19 +191,14 @@ gst_pinned_download_decide_allocation (GstBaseTransform * trans,
   }
   min = MAX (min, pool_size);
 
-  pool = gst_pinned_host_buffer_pool_new (context);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
-  GST_OBJECT_LOCK (self);
-  gst_pinned_host_buffer_pool_config_set_flags (config, self->host_flags);
-  GST_OBJECT_UNLOCK (self);
-  if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
+  /* Buffers carry GstVideoMeta where downstream takes it. */
+  video_meta = gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
+      NULL);
+  pool = gst_pinned_copy_transform_new_host_pool (GST_PINNED_COPY_TRANSFORM
+      (self), caps, info.size, min, video_meta);
+  if (pool == NULL) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("Cannot configure the page-locked buffer pool"), (NULL));
-    gst_object_unref (pool);
     return FALSE;
   }
 
@@ -268,125 +222,38 @@ gst_pinned_download_decide_allocation (GstBaseTransform * trans,
       query);
 }
 
-#ifdef HAVE_CUDA_INTEROP
-/* A gst-pinned view of CUDA memory, to copy from; NULL after an error
- * message. */
-static GstBuffer *
-view_of_cuda_input (GstPinnedDownload * self, GstBuffer * inbuf)
+/* CUDA memory in: a view of it, which the window holds until its copy is
+ * done (then its pool may hand it out again). */
+static gboolean
+gst_pinned_download_prepare (GstPinnedCopyTransform * copy, GstBuffer * inbuf,
+    GstBuffer * outbuf, GstBuffer ** src, GstBuffer ** dst)
 {
-  GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (self);
-  GError *error = NULL;
-  GstBuffer *view;
+#ifdef HAVE_CUDA_INTEROP
+  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (copy);
+  GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (copy);
 
-  if (self->held == NULL) {
+  if (!gst_pinned_is_cuda_buffer (inbuf))
+    return TRUE;
+  if (self->held == NULL)
     self->held = gst_pinned_window_new (NULL,
         2 * gst_pinned_base_transform_get_pool_size (base));
-    self->view_allocator =
-        gst_pinned_device_allocator_new (gst_pinned_base_transform_get_context
-        (base));
-  }
-
-  view = gst_pinned_cuda_buffer_wrap (inbuf,
-      gst_pinned_base_transform_get_in_info (base), self->view_allocator,
-      GST_MAP_READ, &error);
-  if (view == NULL) {
-    GST_PINNED_ELEMENT_ERROR (self, error, "Cannot read the CUDA memory");
-    g_clear_error (&error);
-  }
-
-  return view;
-}
+  *src = gst_pinned_copy_transform_wrap_cuda (copy, inbuf,
+      gst_pinned_base_transform_get_in_info (base), GST_MAP_READ);
+  return *src != NULL;
+#else
+  return TRUE;
 #endif
-/* Made with the first frame, in the streaming thread. */
-static GstPinnedPageable *
-ensure_pageable (GstPinnedDownload * self)
-{
-  GstPinnedPageable *pageable;
-  GstPinnedHostFlags flags;
-  GstAllocator *allocator;
-  GstPinnedContext *context =
-      gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM (self));
-
-  if (self->pageable)
-    return self->pageable;
-
-  pageable = gst_pinned_pageable_new (context);
-  GST_OBJECT_LOCK (self);
-  gst_pinned_pageable_set_mode (pageable, self->pageable_mode);
-  gst_pinned_pageable_set_threads (pageable, self->copy_threads);
-  /* The CPU reads staging out: never write-combined. */
-  flags = self->host_flags & ~GST_PINNED_HOST_WRITE_COMBINED;
-  self->pageable = pageable;
-  GST_OBJECT_UNLOCK (self);
-
-  allocator = gst_pinned_host_allocator_new_full (context, flags);
-  gst_pinned_pageable_set_staging_allocator (pageable, allocator);
-  gst_object_unref (allocator);
-
-  return pageable;
 }
 
-static void
-clear_pageable (GstPinnedDownload * self)
+static gboolean
+gst_pinned_download_finish (GstPinnedCopyTransform * copy, GstBuffer * inbuf,
+    GstBuffer * outbuf, GstBuffer * src, GstBuffer * dst, gboolean ok,
+    GError ** error)
 {
-  GstPinnedPageable *pageable;
-
-  GST_OBJECT_LOCK (self);
-  pageable = self->pageable;
-  self->pageable = NULL;
-  GST_OBJECT_UNLOCK (self);
-
-  if (pageable) {
-    /* Staging threads are joined. */
-    gst_pinned_pageable_flush (pageable, NULL);
-    gst_object_unref (pageable);
-  }
-}
-
-static GstFlowReturn
-gst_pinned_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
-    GstBuffer * outbuf)
-{
-  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (trans);
-  GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (trans);
-  GstBuffer *src = inbuf;
-  GError *error = NULL;
-  GstPinnedSpan *span;
-  gboolean ok;
-
-#ifdef HAVE_CUDA_INTEROP
-  if (gst_pinned_is_cuda_buffer (inbuf) &&
-      (src = view_of_cuda_input (self, inbuf)) == NULL)
-    return GST_FLOW_ERROR;
-#endif
-
-  span = gst_pinned_base_transform_begin_span (base, "D2H copy");
-  /* A view of CUDA memory is copied at once: the window holds it until
-   * then. */
-  if (src == inbuf)
-    ok = gst_pinned_base_transform_transfer_output (base, src, outbuf,
-        ensure_pageable (self), &error);
-  else
-    ok = gst_pinned_base_transform_transfer (base, src, outbuf,
-        ensure_pageable (self), &error);
-  gst_pinned_timeline_end (span);
-
-  /* The view holds the input until the copy is done: then its pool may
-   * hand it out again. */
   if (src != inbuf)
-    gst_pinned_window_push (self->held, NULL, src);
+    gst_pinned_window_push (GST_PINNED_DOWNLOAD (copy)->held, NULL, src);
 
-  if (!ok) {
-    gchar *text = gst_pinned_base_transform_error_text (base, error,
-        "Could not download a frame");
-
-    GST_PINNED_ELEMENT_ERROR (trans, error, text);
-    g_free (text);
-    g_clear_error (&error);
-    return GST_FLOW_ERROR;
-  }
-
-  return GST_FLOW_OK;
+  return ok;
 }
 
 /* Our pool's buffers are written by the copy alone, which the stream
@@ -441,13 +308,11 @@ gst_pinned_download_stop (GstBaseTransform * trans)
 {
   GstPinnedDownload *self = GST_PINNED_DOWNLOAD (trans);
 
-  clear_pageable (self);
   if (self->held) {
     gst_pinned_window_drain (self->held);
     gst_pinned_window_stop (self->held);
     gst_clear_object (&self->held);
   }
-  gst_clear_object (&self->view_allocator);
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
@@ -455,97 +320,23 @@ gst_pinned_download_stop (GstBaseTransform * trans)
 static void
 gst_pinned_download_finalize (GObject * object)
 {
-  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (object);
-
-  clear_pageable (self);
-  gst_clear_object (&self->held);
-  gst_clear_object (&self->view_allocator);
+  gst_clear_object (&GST_PINNED_DOWNLOAD (object)->held);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 static void
-set_flag (GstPinnedDownload * self, GstPinnedHostFlags flag, gboolean on)
-{
-  if (on)
-    self->host_flags |= flag;
-  else
-    self->host_flags &= ~flag;
-}
-
-static void
-gst_pinned_download_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (object);
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_PAGEABLE_MODE:
-      self->pageable_mode = g_value_get_enum (value);
-      break;
-    case PROP_COPY_THREADS:
-      self->copy_threads = g_value_get_uint (value);
-      break;
-    case PROP_PORTABLE:
-      set_flag (self, GST_PINNED_HOST_PORTABLE, g_value_get_boolean (value));
-      break;
-    case PROP_MAPPED:
-      set_flag (self, GST_PINNED_HOST_MAPPED, g_value_get_boolean (value));
-      break;
-    case PROP_HUGE_PAGES:
-      set_flag (self, GST_PINNED_HOST_HUGE_PAGES, g_value_get_boolean (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_pinned_download_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstPinnedDownload *self = GST_PINNED_DOWNLOAD (object);
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_PAGEABLE_MODE:
-      g_value_set_enum (value, self->pageable_mode);
-      break;
-    case PROP_COPY_THREADS:
-      g_value_set_uint (value, self->copy_threads);
-      break;
-    case PROP_PORTABLE:
-      g_value_set_boolean (value,
-          !!(self->host_flags & GST_PINNED_HOST_PORTABLE));
-      break;
-    case PROP_MAPPED:
-      g_value_set_boolean (value,
-          !!(self->host_flags & GST_PINNED_HOST_MAPPED));
-      break;
-    case PROP_HUGE_PAGES:
-      g_value_set_boolean (value,
-          !!(self->host_flags & GST_PINNED_HOST_HUGE_PAGES));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
 gst_pinned_download_class_init (GstPinnedDownloadClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstPinnedCopyTransformClass *copy_class =
+      GST_PINNED_COPY_TRANSFORM_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
 
-  gobject_class->set_property = gst_pinned_download_set_property;
-  gobject_class->get_property = gst_pinned_download_get_property;
-  gobject_class->finalize = gst_pinned_download_finalize;
+  GST_DEBUG_CATEGORY_INIT (gst_pinned_download_debug, "pinneddownload", 0,
+      "Download from CUDA device memory");
+
+  G_OBJECT_CLASS (klass)->finalize = gst_pinned_download_finalize;
 
   /**
    * GstPinnedDownload:pageable-mode:
@@ -559,12 +350,6 @@ gst_pinned_download_class_init (GstPinnedDownloadClass * klass)
    *
    * Since: 0.1
    */
-  properties[PROP_PAGEABLE_MODE] =
-      g_param_spec_enum ("pageable-mode", "Pageable mode",
-      "When and how to copy into downstream's own buffers (auto: only into "
-      "a pool of downstream's own kind; register or stage them)",
-      GST_TYPE_PINNED_PAGEABLE_MODE, DEFAULT_PAGEABLE_MODE,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
 
   /**
    * GstPinnedDownload:copy-threads:
@@ -574,77 +359,37 @@ gst_pinned_download_class_init (GstPinnedDownloadClass * klass)
    *
    * Since: 0.1
    */
-  properties[PROP_COPY_THREADS] =
-      g_param_spec_uint ("copy-threads", "Copy threads",
+  gst_pinned_copy_transform_class_install_pageable (copy_class,
+      "When and how to copy into downstream's own buffers (auto: only into "
+      "a pool of downstream's own kind; register or stage them)",
       "Threads that stage frames out into downstream's buffers, the "
-      "streaming one included (0: one per core, at most 8)", 0, 64,
-      DEFAULT_COPY_THREADS,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+      "streaming one included (0: one per core, at most 8)");
 
-  /**
-   * GstPinnedDownload:portable:
-   *
-   * The page-locked output memory is usable from every CUDA device.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_PORTABLE] =
-      g_param_spec_boolean ("portable", "Portable",
-      "Page-locked memory usable from every CUDA device", DEFAULT_PORTABLE,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * GstPinnedDownload:mapped:
-   *
-   * The page-locked output memory is also mapped into the device's address
-   * space.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_MAPPED] =
-      g_param_spec_boolean ("mapped", "Mapped",
-      "Page-locked memory mapped into the device address space",
-      DEFAULT_MAPPED,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * GstPinnedDownload:huge-pages:
-   *
-   * The page-locked output memory is backed by huge pages and page-locked
-   * by registration.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_HUGE_PAGES] =
-      g_param_spec_boolean ("huge-pages", "Huge pages",
-      "Page-locked memory backed by huge pages", DEFAULT_HUGE_PAGES,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (gobject_class, PROP_LAST, properties);
-
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Pinned CUDA download", "Filter/Video/Hardware",
       "Downloads video from CUDA device memory into page-locked buffers, "
       "asynchronously", "gst-pinned developers");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
 
-  trans_class->transform_caps =
-      GST_DEBUG_FUNCPTR (gst_pinned_download_transform_caps);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_pinned_download_propose_allocation);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_pinned_download_stop);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_pinned_download_decide_allocation);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_pinned_download_sink_event);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_pinned_download_prepare_output_buffer);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_pinned_download_transform);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_pinned_download_sink_event);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_pinned_download_stop);
+
+  /* The direction: device to host. */
+  copy_class->span = "D2H copy";
+  copy_class->failure = "Could not download a frame";
+  copy_class->caps = GST_DEBUG_FUNCPTR (gst_pinned_download_caps);
+  copy_class->prepare = GST_DEBUG_FUNCPTR (gst_pinned_download_prepare);
+  copy_class->finish = GST_DEBUG_FUNCPTR (gst_pinned_download_finish);
 }
 
 static void
 gst_pinned_download_init (GstPinnedDownload * self)
 {
-  self->pageable_mode = DEFAULT_PAGEABLE_MODE;
-  self->copy_threads = DEFAULT_COPY_THREADS;
-  self->host_flags = GST_PINNED_HOST_FLAGS_DEFAULT;
 }

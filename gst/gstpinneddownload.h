@@ -15,7 +15,7 @@ G_BEGIN_DECLS
 
 #define GST_TYPE_PINNED_DOWNLOAD (gst_pinned_download_get_type ())
 G_DECLARE_FINAL_TYPE (GstPinnedDownload, gst_pinned_download, GST,
-    PINNED_DOWNLOAD, GstPinnedBaseTransform);
+    PINNED_DOWNLOAD, GstPinnedCopyTransform);
 
 GST_ELEMENT_REGISTER_DECLARE (pinneddownload);
 

@@ -75,6 +75,7 @@
 #endif
 
 #include "gstpinnedupload.h"
+#include "gstpinnedupstream.h"
 #ifdef HAVE_CUDA_INTEROP
 #include <gst/pinned/gstpinnedcudamemory.h>
 #define CUDA_SRC_CAPS ";" GST_PINNED_CUDA_CAPS
@@ -85,31 +86,11 @@
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_upload_debug);
 #define GST_CAT_DEFAULT gst_pinned_upload_debug
 
-#define DEFAULT_PAGEABLE_MODE GST_PINNED_PAGEABLE_AUTO
-#define DEFAULT_COPY_THREADS 0
 #define DEFAULT_WRITE_COMBINED FALSE
-#define DEFAULT_PORTABLE TRUE
-#define DEFAULT_MAPPED FALSE
-#define DEFAULT_HUGE_PAGES FALSE
-
-enum
-{
-  PROP_0,
-  PROP_PAGEABLE_MODE,
-  PROP_COPY_THREADS,
-  PROP_PAGEABLE_STATS,
-  PROP_WRITE_COMBINED,
-  PROP_PORTABLE,
-  PROP_MAPPED,
-  PROP_HUGE_PAGES,
-  PROP_LAST
-};
-
-static GParamSpec *properties[PROP_LAST];
 
 struct _GstPinnedUpload
 {
-  GstPinnedBaseTransform parent;
+  GstPinnedCopyTransform parent;
 
   /* Page-locked pool offered upstream; kept while its caps hold, since
    * page-locking is slow. */
@@ -118,22 +99,13 @@ struct _GstPinnedUpload
   GstBufferPool *device_pool;
   gsize device_size;
 
-  /* CUDA memory out: the pool, the allocator of the views the copies
-   * write, the view of the frame being made, and the window that pushes
-   * frames once complete (GStreamer 1.22) or holds the views until their
-   * copies are done (1.24). */
+  /* CUDA memory out: the view of the frame being made, and the window
+   * that pushes frames once complete (GStreamer 1.22) or holds the views
+   * until their copies are done (1.24). */
   gboolean cuda_out;
-  GstAllocator *view_allocator;
   GstBuffer *view;
   gboolean attached;
   GstPinnedWindow *window;
-  /* Input in pageable memory: properties, and what is kept between frames
-   * (made with the device) */
-  GstPinnedPageableMode pageable_mode;
-  guint copy_threads;
-  GstPinnedPageable *pageable;
-  /* The kind of page-locked memory offered and staged into */
-  GstPinnedHostFlags host_flags;
   /* Said once per caps: upstream does not write into the offered pool */
   gboolean told_pageable;
 };
@@ -150,7 +122,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 
 #define gst_pinned_upload_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstPinnedUpload, gst_pinned_upload,
-    GST_TYPE_PINNED_BASE_TRANSFORM,
+    GST_TYPE_PINNED_COPY_TRANSFORM,
     GST_DEBUG_CATEGORY_INIT (gst_pinned_upload_debug, "pinnedupload", 0,
         "Upload to CUDA device memory"));
 GST_ELEMENT_REGISTER_DEFINE (pinnedupload, "pinnedupload", GST_RANK_NONE,
@@ -174,23 +146,6 @@ clear_window (GstPinnedUpload * self)
   }
 }
 
-static void
-clear_pageable (GstPinnedUpload * self)
-{
-  GstPinnedPageable *pageable;
-
-  GST_OBJECT_LOCK (self);
-  pageable = self->pageable;
-  self->pageable = NULL;
-  GST_OBJECT_UNLOCK (self);
-
-  if (pageable) {
-    /* Held inputs go back upstream, staging threads are joined. */
-    gst_pinned_pageable_flush (pageable, NULL);
-    gst_object_unref (pageable);
-  }
-}
-
 static gboolean
 gst_pinned_upload_stop (GstBaseTransform * trans)
 {
@@ -198,9 +153,7 @@ gst_pinned_upload_stop (GstBaseTransform * trans)
 
   clear_window (self);
   gst_clear_buffer (&self->view);
-  gst_clear_object (&self->view_allocator);
   self->cuda_out = FALSE;
-  clear_pageable (self);
   clear_pool (&self->upstream_pool);
   clear_pool (&self->device_pool);
   self->device_size = 0;
@@ -222,8 +175,8 @@ gst_pinned_upload_change_state (GstElement * element, GstStateChange transition)
 }
 
 static GstCaps *
-gst_pinned_upload_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_pinned_upload_caps (GstPinnedCopyTransform * copy,
+    GstPadDirection direction, GstCaps * caps)
 {
   GstCaps *ret;
 
@@ -242,17 +195,6 @@ gst_pinned_upload_transform_caps (GstBaseTransform * trans,
 
     ret = gst_caps_merge (gst_caps_copy (caps), sysmem);
   }
-
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-
-  GST_DEBUG_OBJECT (trans, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-      direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
 
   return ret;
 }
@@ -327,15 +269,10 @@ gst_pinned_upload_propose_allocation (GstBaseTransform * trans,
   }
 
   if (self->upstream_pool == NULL) {
-    self->upstream_pool = gst_pinned_host_buffer_pool_new (context);
-    config = gst_buffer_pool_get_config (self->upstream_pool);
-    gst_buffer_pool_config_set_params (config, caps, info.size, pool_size, 0);
-    GST_OBJECT_LOCK (self);
-    gst_pinned_host_buffer_pool_config_set_flags (config, self->host_flags);
-    GST_OBJECT_UNLOCK (self);
-    if (!gst_buffer_pool_set_config (self->upstream_pool, config)) {
+    self->upstream_pool = gst_pinned_copy_transform_new_host_pool
+        (GST_PINNED_COPY_TRANSFORM (self), caps, info.size, pool_size, FALSE);
+    if (self->upstream_pool == NULL) {
       GST_WARNING_OBJECT (self, "cannot configure page-locked pool");
-      gst_clear_object (&self->upstream_pool);
       return TRUE;
     }
     GST_DEBUG_OBJECT (self, "offering page-locked pool %" GST_PTR_FORMAT
@@ -462,8 +399,6 @@ decide_cuda_allocation (GstPinnedUpload * self, GstQuery * query,
   self->device_size = size;
   self->cuda_out = TRUE;
 
-  if (self->view_allocator == NULL)
-    self->view_allocator = gst_pinned_device_allocator_new (context);
   if (self->window == NULL)
     self->window = gst_pinned_window_new (GST_BASE_TRANSFORM_SRC_PAD (self),
         gst_pinned_base_transform_get_pool_size (base));
@@ -587,24 +522,6 @@ set_layout (GstBuffer * outbuf, GstBuffer * inbuf, const GstVideoInfo * info)
 }
 
 #ifdef HAVE_CUDA_INTEROP
-/* A gst-pinned view of the CUDA output frame, in its own layout, to copy
- * into; NULL after an error message. */
-static GstBuffer *
-view_of_cuda_output (GstPinnedUpload * self, GstBuffer * outbuf)
-{
-  GError *error = NULL;
-  GstBuffer *view;
-
-  view = gst_pinned_cuda_buffer_wrap (outbuf,
-      gst_pinned_base_transform_get_out_info (GST_PINNED_BASE_TRANSFORM
-          (self)), self->view_allocator, GST_MAP_WRITE, &error);
-  if (view == NULL) {
-    GST_PINNED_ELEMENT_ERROR (self, error, "Cannot write the CUDA memory");
-    g_clear_error (&error);
-  }
-  return view;
-}
-
 /* After the copy: the frame carries it (1.24) or generate_output() hands
  * it to the window. */
 static gboolean
@@ -619,96 +536,14 @@ keep_cuda_view (GstPinnedUpload * self, GstBuffer * outbuf, GstBuffer * view,
   return ok;
 }
 #endif
-/* Host memory that is not gst-pinned memory: upstream did not write into
- * the offered pool. */
-static gboolean
-is_pageable_input (GstBuffer * inbuf)
-{
-  guint i, n = gst_buffer_n_memory (inbuf);
-
-  for (i = 0; i < n; i++) {
-    if (!gst_is_pinned_memory (gst_buffer_peek_memory (inbuf, i)))
-      return TRUE;
-  }
-  return FALSE;
-}
-
-/* Elements that hand on the ALLOCATION query and the buffers as they are:
- * the element that wrote the frames is further up. */
-static gboolean
-passes_buffers_on (GstElement * element)
-{
-  GstElementFactory *factory = gst_element_get_factory (element);
-  const gchar *name = factory ? GST_OBJECT_NAME (factory) : "";
-
-  return g_str_equal (name, "queue") || g_str_equal (name, "queue2") ||
-      g_str_equal (name, "capsfilter");
-}
-
-/* The element that sends the frames: the peer of the sink pad, seen
- * through ghost pads, queues and capsfilters (whose names go to @via). */
-static gchar *
-upstream_name (GstPinnedUpload * self)
-{
-  GstPad *pad = gst_pad_get_peer (GST_BASE_TRANSFORM_SINK_PAD (self));
-  GString *via = g_string_new (NULL);
-  gchar *name = NULL;
-  guint hops;
-
-  for (hops = 0; pad != NULL && name == NULL && hops < 32; hops++) {
-    GstElement *parent;
-    GstPad *next = NULL;
-
-    if (GST_IS_GHOST_PAD (pad)) {
-      /* A bin's source pad: the pad of the element inside. */
-      next = gst_ghost_pad_get_target (GST_GHOST_PAD (pad));
-    } else if (GST_IS_PROXY_PAD (pad)) {
-      /* Inside a bin: the bin's sink pad, and its peer outside. */
-      GstProxyPad *ghost = gst_proxy_pad_get_internal (GST_PROXY_PAD (pad));
-
-      if (ghost) {
-        next = gst_pad_get_peer (GST_PAD (ghost));
-        gst_object_unref (ghost);
-      }
-    } else if ((parent = gst_pad_get_parent_element (pad)) == NULL) {
-      name = g_strdup_printf ("the pad %s:%s", GST_DEBUG_PAD_NAME (pad));
-    } else if (passes_buffers_on (parent)) {
-      GstPad *sink = gst_element_get_static_pad (parent, "sink");
-
-      g_string_append_printf (via, "%s%s", via->len ? ", " : "",
-          GST_OBJECT_NAME (parent));
-      if (sink) {
-        next = gst_pad_get_peer (sink);
-        gst_object_unref (sink);
-      }
-      gst_object_unref (parent);
-    } else {
-      name = g_strdup_printf ("%s (%s)", GST_OBJECT_NAME (parent),
-          G_OBJECT_TYPE_NAME (parent));
-      gst_object_unref (parent);
-    }
-    gst_object_unref (pad);
-    pad = next;
-  }
-  gst_clear_object (&pad);
-
-  if (name == NULL)
-    name = g_strdup ("upstream");
-  if (via->len)
-    g_string_prepend (via, " through ");
-  g_string_prepend (via, name);
-  g_free (name);
-
-  return g_string_free (via, FALSE);
-}
-
 /* The difference between the link's rate and the staging rate, which the
  * user can fix by moving the element: said once per caps, counted in the
  * stats (pageable-buffers). */
 static void
 tell_pageable (GstPinnedUpload * self)
 {
-  gchar *upstream = upstream_name (self);
+  gchar *upstream =
+      gst_pinned_upstream_name (GST_BASE_TRANSFORM_SINK_PAD (self));
 
   GST_WARNING_OBJECT (self, "%s does not write its frames into the "
       "page-locked pool this element offers: they are copied from pageable "
@@ -729,88 +564,46 @@ gst_pinned_upload_set_info (GstPinnedBaseTransform * base, GstCaps * incaps,
   return TRUE;
 }
 
-/* Made with the first frame, in the streaming thread. */
-static GstPinnedPageable *
-ensure_pageable (GstPinnedUpload * self)
+/* CUDA memory out: a view of the output frame, in its own layout, to copy
+ * into. Other output keeps the input's layout. */
+static gboolean
+gst_pinned_upload_prepare (GstPinnedCopyTransform * copy, GstBuffer * inbuf,
+    GstBuffer * outbuf, GstBuffer ** src, GstBuffer ** dst)
 {
-  GstPinnedPageable *pageable;
-  GstAllocator *allocator;
-
-  if (self->pageable)
-    return self->pageable;
-
-  pageable = gst_pinned_pageable_new (gst_pinned_base_transform_get_context
-      (GST_PINNED_BASE_TRANSFORM (self)));
-  GST_OBJECT_LOCK (self);
-  gst_pinned_pageable_set_mode (pageable, self->pageable_mode);
-  gst_pinned_pageable_set_threads (pageable, self->copy_threads);
-  /* Staging is written by the CPU and read by the DMA engine: the same
-   * kind as the pool offered upstream (write-combined if asked for). */
-  allocator = gst_pinned_host_allocator_new_full
-      (gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM
-          (self)), self->host_flags);
-  gst_pinned_pageable_set_staging_allocator (pageable, allocator);
-  gst_object_unref (allocator);
-  self->pageable = pageable;
-  GST_OBJECT_UNLOCK (self);
-
-  return pageable;
-}
-
-static GstFlowReturn
-gst_pinned_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
-    GstBuffer * outbuf)
-{
-  GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (trans);
-  const GstVideoInfo *info = gst_pinned_base_transform_get_in_info (base);
-  GstBuffer *dst = outbuf;
-  GError *error = NULL;
-  GstPinnedSpan *span;
-  gboolean ok;
+  GstPinnedUpload *self = GST_PINNED_UPLOAD (copy);
+  GstPinnedBaseTransform *base = GST_PINNED_BASE_TRANSFORM (copy);
 
 #ifdef HAVE_CUDA_INTEROP
-  if (GST_PINNED_UPLOAD (trans)->cuda_out &&
-      (dst = view_of_cuda_output (GST_PINNED_UPLOAD (trans), outbuf)) == NULL)
-    return GST_FLOW_ERROR;
+  if (self->cuda_out && (*dst = gst_pinned_copy_transform_wrap_cuda (copy,
+              outbuf, gst_pinned_base_transform_get_out_info (base),
+              GST_MAP_WRITE)) == NULL)
+    return FALSE;
 #endif
-  if (dst == outbuf)
-    set_layout (outbuf, inbuf, info);
+  if (*dst == outbuf)
+    set_layout (outbuf, inbuf, gst_pinned_base_transform_get_in_info (base));
 
-  if (!GST_PINNED_UPLOAD (trans)->told_pageable && is_pageable_input (inbuf)) {
-    GST_PINNED_UPLOAD (trans)->told_pageable = TRUE;
-    tell_pageable (GST_PINNED_UPLOAD (trans));
+  if (!self->told_pageable && gst_pinned_upstream_is_pageable (inbuf)) {
+    self->told_pageable = TRUE;
+    tell_pageable (self);
   }
+  return TRUE;
+}
 
-  span = gst_pinned_base_transform_begin_span (base, "H2D copy");
-  /* A view of CUDA memory is copied at once: its fence goes with it. */
-  if (dst == outbuf)
-    ok = gst_pinned_base_transform_transfer_output (base, inbuf, outbuf,
-        ensure_pageable (GST_PINNED_UPLOAD (trans)), &error);
-  else
-    ok = gst_pinned_base_transform_transfer (base, inbuf, dst,
-        ensure_pageable (GST_PINNED_UPLOAD (trans)), &error);
-  gst_pinned_timeline_end (span);
-
+/* A view of CUDA memory was copied into at once: its fence goes with it. */
+static gboolean
+gst_pinned_upload_finish (GstPinnedCopyTransform * copy, GstBuffer * inbuf,
+    GstBuffer * outbuf, GstBuffer * src, GstBuffer * dst, gboolean ok,
+    GError ** error)
+{
 #ifdef HAVE_CUDA_INTEROP
   if (dst != outbuf) {
     if (ok)
-      ok = keep_cuda_view (GST_PINNED_UPLOAD (trans), outbuf, dst, &error);
+      ok = keep_cuda_view (GST_PINNED_UPLOAD (copy), outbuf, dst, error);
     else
       gst_buffer_unref (dst);
   }
 #endif
-
-  if (!ok) {
-    gchar *text = gst_pinned_base_transform_error_text (base, error,
-        "Could not upload a frame");
-
-    GST_PINNED_ELEMENT_ERROR (trans, error, text);
-    g_free (text);
-    g_clear_error (&error);
-    return GST_FLOW_ERROR;
-  }
-
-  return GST_FLOW_OK;
+  return ok;
 }
 
 /* CUDA memory out. GStreamer 1.22's elements read it at push time: the
@@ -851,8 +644,8 @@ gst_pinned_upload_sink_event (GstBaseTransform * trans, GstEvent * event)
   gboolean ret;
 
   /* Held inputs go back upstream, whose pool may be flushing. */
-  if (type == GST_EVENT_FLUSH_STOP && self->pageable)
-    gst_pinned_pageable_flush (self->pageable, NULL);
+  if (type == GST_EVENT_FLUSH_STOP)
+    gst_pinned_copy_transform_flush_pageable (GST_PINNED_COPY_TRANSFORM (self));
 
   if (self->window == NULL)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
@@ -872,106 +665,12 @@ gst_pinned_upload_sink_event (GstBaseTransform * trans, GstEvent * event)
 }
 
 static void
-set_flag (GstPinnedUpload * self, GstPinnedHostFlags flag, gboolean on)
-{
-  if (on)
-    self->host_flags |= flag;
-  else
-    self->host_flags &= ~flag;
-}
-
-static void
-gst_pinned_upload_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstPinnedUpload *self = GST_PINNED_UPLOAD (object);
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_PAGEABLE_MODE:
-      self->pageable_mode = g_value_get_enum (value);
-      break;
-    case PROP_COPY_THREADS:
-      self->copy_threads = g_value_get_uint (value);
-      break;
-    case PROP_WRITE_COMBINED:
-      set_flag (self, GST_PINNED_HOST_WRITE_COMBINED,
-          g_value_get_boolean (value));
-      break;
-    case PROP_PORTABLE:
-      set_flag (self, GST_PINNED_HOST_PORTABLE, g_value_get_boolean (value));
-      break;
-    case PROP_MAPPED:
-      set_flag (self, GST_PINNED_HOST_MAPPED, g_value_get_boolean (value));
-      break;
-    case PROP_HUGE_PAGES:
-      set_flag (self, GST_PINNED_HOST_HUGE_PAGES, g_value_get_boolean (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_pinned_upload_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstPinnedUpload *self = GST_PINNED_UPLOAD (object);
-  GstPinnedPageable *pageable = NULL;
-
-  if (prop_id == PROP_PAGEABLE_STATS) {
-    GST_OBJECT_LOCK (self);
-    if (self->pageable)
-      pageable = gst_object_ref (self->pageable);
-    GST_OBJECT_UNLOCK (self);
-    g_value_take_boxed (value, pageable ?
-        gst_pinned_pageable_get_stats (pageable) : NULL);
-    gst_clear_object (&pageable);
-    return;
-  }
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_PAGEABLE_MODE:
-      g_value_set_enum (value, self->pageable_mode);
-      break;
-    case PROP_COPY_THREADS:
-      g_value_set_uint (value, self->copy_threads);
-      break;
-    case PROP_WRITE_COMBINED:
-      g_value_set_boolean (value,
-          !!(self->host_flags & GST_PINNED_HOST_WRITE_COMBINED));
-      break;
-    case PROP_PORTABLE:
-      g_value_set_boolean (value,
-          !!(self->host_flags & GST_PINNED_HOST_PORTABLE));
-      break;
-    case PROP_MAPPED:
-      g_value_set_boolean (value,
-          !!(self->host_flags & GST_PINNED_HOST_MAPPED));
-      break;
-    case PROP_HUGE_PAGES:
-      g_value_set_boolean (value,
-          !!(self->host_flags & GST_PINNED_HOST_HUGE_PAGES));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
 gst_pinned_upload_finalize (GObject * object)
 {
   GstPinnedUpload *self = GST_PINNED_UPLOAD (object);
 
   clear_window (self);
   gst_clear_buffer (&self->view);
-  gst_clear_object (&self->view_allocator);
-  clear_pageable (self);
   clear_pool (&self->upstream_pool);
   clear_pool (&self->device_pool);
 
@@ -984,9 +683,9 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstPinnedCopyTransformClass *copy_class =
+      GST_PINNED_COPY_TRANSFORM_CLASS (klass);
 
-  gobject_class->set_property = gst_pinned_upload_set_property;
-  gobject_class->get_property = gst_pinned_upload_get_property;
   gobject_class->finalize = gst_pinned_upload_finalize;
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_pinned_upload_change_state);
@@ -1002,12 +701,6 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
    *
    * Since: 0.1
    */
-  properties[PROP_PAGEABLE_MODE] =
-      g_param_spec_enum ("pageable-mode", "Pageable mode",
-      "How input in pageable memory is copied (auto: register memory that "
-      "comes back, stage the rest)", GST_TYPE_PINNED_PAGEABLE_MODE,
-      DEFAULT_PAGEABLE_MODE,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
 
   /**
    * GstPinnedUpload:copy-threads:
@@ -1018,11 +711,11 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
    *
    * Since: 0.1
    */
-  properties[PROP_COPY_THREADS] =
-      g_param_spec_uint ("copy-threads", "Copy threads",
+  gst_pinned_copy_transform_class_install_pageable (copy_class,
+      "How input in pageable memory is copied (auto: register memory that "
+      "comes back, stage the rest)",
       "Threads that stage pageable input, the streaming one included "
-      "(0: one per core, at most 8)", 0, 64, DEFAULT_COPY_THREADS,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+      "(0: one per core, at most 8)");
 
   /**
    * GstPinnedUpload:pageable-stats:
@@ -1036,10 +729,11 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
    *
    * Since: 0.1
    */
-  properties[PROP_PAGEABLE_STATS] =
-      g_param_spec_boxed ("pageable-stats", "Pageable stats",
-      "Deprecated: the same fields are in stats", GST_TYPE_STRUCTURE,
-      G_PARAM_READABLE | G_PARAM_DEPRECATED | G_PARAM_STATIC_STRINGS);
+  gst_pinned_copy_transform_class_install_property (copy_class,
+      GST_PINNED_COPY_PROP_PAGEABLE_STATS, g_param_spec_boxed ("pageable-stats",
+          "Pageable stats", "Deprecated: the same fields are in stats",
+          GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_DEPRECATED | G_PARAM_STATIC_STRINGS));
 
   /**
    * GstPinnedUpload:write-combined:
@@ -1051,53 +745,14 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
    *
    * Since: 0.1
    */
-  properties[PROP_WRITE_COMBINED] =
+  gst_pinned_copy_transform_class_install_property (copy_class,
+      GST_PINNED_COPY_PROP_WRITE_COMBINED,
       g_param_spec_boolean ("write-combined", "Write-combined",
-      "Offer write-combined page-locked memory (CPU reads of it are very "
-      "slow)", DEFAULT_WRITE_COMBINED,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
+          "Offer write-combined page-locked memory (CPU reads of it are very "
+          "slow)", DEFAULT_WRITE_COMBINED,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
 
-  /**
-   * GstPinnedUpload:portable:
-   *
-   * The page-locked memory is usable from every CUDA device, not only this
-   * element's.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_PORTABLE] =
-      g_param_spec_boolean ("portable", "Portable",
-      "Page-locked memory usable from every CUDA device", DEFAULT_PORTABLE,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * GstPinnedUpload:mapped:
-   *
-   * The page-locked memory offered upstream is also mapped into the
-   * device's address space, so that GPU code can read it in place.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_MAPPED] =
-      g_param_spec_boolean ("mapped", "Mapped",
-      "Page-locked memory mapped into the device address space",
-      DEFAULT_MAPPED,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * GstPinnedUpload:huge-pages:
-   *
-   * The page-locked memory is backed by huge pages (reserved ones, else
-   * transparent huge pages) and page-locked by registration: fewer address
-   * translations for the copy engine. Never write-combined.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_HUGE_PAGES] =
-      g_param_spec_boolean ("huge-pages", "Huge pages",
-      "Page-locked memory backed by huge pages", DEFAULT_HUGE_PAGES,
-      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (gobject_class, PROP_LAST, properties);
   gst_type_mark_as_plugin_api (GST_TYPE_PINNED_PAGEABLE_MODE, 0);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -1112,15 +767,17 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
       GST_DEBUG_FUNCPTR (gst_pinned_upload_set_info);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_pinned_upload_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_pinned_upload_query);
-  trans_class->transform_caps =
-      GST_DEBUG_FUNCPTR (gst_pinned_upload_transform_caps);
+  copy_class->span = "H2D copy";
+  copy_class->failure = "Could not upload a frame";
+  copy_class->caps = GST_DEBUG_FUNCPTR (gst_pinned_upload_caps);
+  copy_class->prepare = GST_DEBUG_FUNCPTR (gst_pinned_upload_prepare);
+  copy_class->finish = GST_DEBUG_FUNCPTR (gst_pinned_upload_finish);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_pinned_upload_propose_allocation);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_pinned_upload_decide_allocation);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_pinned_upload_prepare_output_buffer);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_pinned_upload_transform);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_pinned_upload_generate_output);
 }
@@ -1128,7 +785,4 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
 static void
 gst_pinned_upload_init (GstPinnedUpload * self)
 {
-  self->pageable_mode = DEFAULT_PAGEABLE_MODE;
-  self->copy_threads = DEFAULT_COPY_THREADS;
-  self->host_flags = GST_PINNED_HOST_FLAGS_DEFAULT;
 }

@@ -15,7 +15,7 @@ G_BEGIN_DECLS
 
 #define GST_TYPE_PINNED_UPLOAD (gst_pinned_upload_get_type ())
 G_DECLARE_FINAL_TYPE (GstPinnedUpload, gst_pinned_upload, GST, PINNED_UPLOAD,
-    GstPinnedBaseTransform);
+    GstPinnedCopyTransform);
 
 GST_ELEMENT_REGISTER_DECLARE (pinnedupload);
 

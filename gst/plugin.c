@@ -36,6 +36,7 @@ plugin_init (GstPlugin * plugin)
    * here, not in their class_init: that also runs where GStreamer is not
    * initialised (the introspection scanner), and marking needs it. */
   gst_type_mark_as_plugin_api (GST_TYPE_PINNED_BASE_TRANSFORM, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_PINNED_COPY_TRANSFORM, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_PINNED_FILTER, 0);
 
   ret |= GST_ELEMENT_REGISTER (pinnedupload, plugin);

@@ -7,6 +7,10 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
+/* The one result helper of every CUDA runtime call: a cudaError_t as a
+ * GError of GStreamer's resource domain, with the call's name and, for a
+ * machine without a usable driver, what to do about it. */
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

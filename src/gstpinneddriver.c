@@ -7,6 +7,10 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
+/* The CUDA driver context around our runtime calls, with cuda-interop:
+ * nvcodec's context made current (pushed and popped) where the elements
+ * share it, and the device's primary context retained where they wrap it. */
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -375,13 +375,10 @@ gst_pinned_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 }
 
 static void
-post_error (GstPinnedFilter * self, GError * error)
+post_error (GstPinnedFilter * self, GError ** error)
 {
-  gchar *text = gst_pinned_base_transform_error_text
-      (GST_PINNED_BASE_TRANSFORM (self), error, "GPU filter failed");
-
-  GST_PINNED_ELEMENT_ERROR (self, error, text);
-  g_free (text);
+  gst_pinned_base_transform_post_frame_error (GST_PINNED_BASE_TRANSFORM (self),
+      error, "GPU filter failed");
 }
 
 /* Orders the stream after the frames' earlier users, runs the subclass,
@@ -475,8 +472,7 @@ run_filter (GstPinnedFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
   return GST_FLOW_OK;
 
 failed:
-  post_error (self, error);
-  g_clear_error (&error);
+  post_error (self, &error);
   return GST_FLOW_ERROR;
 
 not_mappable:
@@ -537,8 +533,7 @@ gst_pinned_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     /* An in-place filter on CUDA memory: on a copy in the output pool. */
     ret = run_filter (self, outbuf, NULL);
   } else {
-    post_error (self, error);
-    g_clear_error (&error);
+    post_error (self, &error);
     ret = GST_FLOW_ERROR;
   }
 

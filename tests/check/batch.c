@@ -7,7 +7,7 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* Frames copied in batches (GstPinnedBaseTransform:batch): held until the
+/* Frames copied in batches (GstPinnedCopyTransform:batch): held until the
  * batch is full or its timeout, then one copy call and one fence for all
  * of them, pushed in order; a partial batch before serialized events and
  * queries, none after a flush; the fence guards every frame of the

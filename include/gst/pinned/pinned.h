@@ -34,5 +34,6 @@
 #include <gst/pinned/gstpinnedwindow.h>
 #include <gst/pinned/gstpinnedformats.h>
 #include <gst/pinned/gstpinnedbasetransform.h>
+#include <gst/pinned/gstpinnedcopytransform.h>
 #include <gst/pinned/gstpinnedfilter.h>
 

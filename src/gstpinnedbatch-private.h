@@ -1,0 +1,80 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The batch queue of a copy element: the frames whose copies go in one
+ * call, the outputs they hold back, and the thread that sends a partial
+ * batch on after batch-timeout. */
+
+#pragma once
+
+#include "gstpinnedstats-private.h"
+#include "gst/pinned/gstpinnedbasetransform.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GstPinnedBatch GstPinnedBatch;
+
+/* The queue of @element (not a reference: the element owns it) */
+G_GNUC_INTERNAL
+GstPinnedBatch * gst_pinned_batch_new        (GstPinnedBaseTransform * element);
+
+G_GNUC_INTERNAL
+void       gst_pinned_batch_free             (GstPinnedBatch * batch);
+
+/* Frames a batch (1: each alone), for new caps; starts the timer thread
+ * where @frames > 1 and @timeout_us > 0. */
+G_GNUC_INTERNAL
+void       gst_pinned_batch_set_frames       (GstPinnedBatch * batch,
+                                              guint frames,
+                                              guint64 timeout_us);
+
+G_GNUC_INTERNAL
+guint      gst_pinned_batch_get_frames       (GstPinnedBatch * batch);
+
+/* Notes the copy of @src into @outbuf, where the element batches and both
+ * are gst-pinned memory of one layout (@added: it was; @bytes: its size);
+ * the output is then held until the batch is flushed. */
+G_GNUC_INTERNAL
+gboolean   gst_pinned_batch_add              (GstPinnedBatch * batch,
+                                              GstPinnedStream * stream,
+                                              const GstVideoInfo * info,
+                                              GstBuffer * src,
+                                              GstBuffer * outbuf,
+                                              gboolean * added,
+                                              guint64 * bytes,
+                                              GError ** error);
+
+/* Enqueues the batch's copies (timed in @stats); its outputs are ready
+ * then. */
+G_GNUC_INTERNAL
+gboolean   gst_pinned_batch_flush            (GstPinnedBatch * batch,
+                                              GstPinnedStream * stream,
+                                              GstPinnedStats * stats,
+                                              GstPinnedContext * context,
+                                              GError ** error);
+
+/* Takes @outbuf, the output just made (NULL: none, an error), if it waits
+ * for its batch or for ready ones before it; returns whether the batch is
+ * full. */
+G_GNUC_INTERNAL
+gboolean   gst_pinned_batch_hold             (GstPinnedBatch * batch,
+                                              GstBuffer ** outbuf);
+
+/* The oldest output whose copy is enqueued, or NULL */
+G_GNUC_INTERNAL
+GstBuffer * gst_pinned_batch_pop_ready       (GstPinnedBatch * batch);
+
+/* Drops the frames held or ready (a flush, a stop) */
+G_GNUC_INTERNAL
+void       gst_pinned_batch_drop             (GstPinnedBatch * batch);
+
+G_GNUC_INTERNAL
+void       gst_pinned_batch_stop_timer       (GstPinnedBatch * batch);
+
+G_END_DECLS

@@ -1,0 +1,302 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The batch queue of a copy element: frames of gst-pinned memory whose
+ * copies are only noted, then enqueued together in one call with one
+ * fence; their outputs held until then and pushed in order; and the
+ * timer thread that sends a partial batch on when its last frame is late.
+ * Its lock is the timer's. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstpinnedbatch-private.h"
+#include "gstpinnedbasetransform-private.h"
+#include "gst/pinned/gstpinnedmemory.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_pinned_batch_debug);
+#define GST_CAT_DEFAULT gst_pinned_batch_debug
+
+struct _GstPinnedBatch
+{
+  GstPinnedBaseTransform *element;
+
+  /* The streaming thread's: frames a batch (1: none), chosen at caps
+   * time; the batch; the outputs whose copies it holds, and outputs whose
+   * copies are enqueued, to push in order; the output that
+   * gst_pinned_batch_add() just batched. */
+  guint frames;
+  GstPinnedTransferBatch *pending;
+  GQueue held;
+  GQueue ready;
+  GstBuffer *batched;
+
+  /* The timer: a thread that pushes a partial batch whose first frame
+   * came @timeout_us ago (@held_since, monotonic us; 0: none held). It
+   * waits until that time, so the streaming thread only wakes it from
+   * idle (@idle). */
+  GThread *timer;
+  GMutex lock;
+  GCond cond;
+  gboolean stop;
+  gint idle;
+  gint64 held_since;
+  gint64 timeout_us;
+};
+
+GstPinnedBatch *
+gst_pinned_batch_new (GstPinnedBaseTransform * element)
+{
+  static gsize once = 0;
+  GstPinnedBatch *batch = g_new0 (GstPinnedBatch, 1);
+
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (gst_pinned_batch_debug, "pinnedbatch", 0,
+        "gst-pinned batches of copies");
+    g_once_init_leave (&once, 1);
+  }
+
+  batch->element = element;
+  batch->frames = 1;
+  g_queue_init (&batch->held);
+  g_queue_init (&batch->ready);
+  g_mutex_init (&batch->lock);
+  g_cond_init (&batch->cond);
+  return batch;
+}
+
+void
+gst_pinned_batch_free (GstPinnedBatch * batch)
+{
+  gst_pinned_batch_stop_timer (batch);
+  gst_pinned_batch_drop (batch);
+  gst_pinned_transfer_batch_free (batch->pending);
+  g_mutex_clear (&batch->lock);
+  g_cond_clear (&batch->cond);
+  g_free (batch);
+}
+
+guint
+gst_pinned_batch_get_frames (GstPinnedBatch * batch)
+{
+  return batch->frames;
+}
+
+gboolean
+gst_pinned_batch_flush (GstPinnedBatch * batch, GstPinnedStream * stream,
+    GstPinnedStats * stats, GstPinnedContext * context, GError ** error)
+{
+  GstPinnedTransferReport report = { NULL, };
+  guint frames;
+  gboolean timed, ok;
+  GstBuffer *buf;
+
+  if (batch->pending == NULL ||
+      (frames = gst_pinned_transfer_batch_get_frames (batch->pending)) == 0)
+    return TRUE;
+
+  timed = gst_pinned_stats_timer_begin (stats, context, &report.start,
+      &report.end);
+  ok = gst_pinned_transfer_batch_flush (batch->pending, stream, &report, error);
+  gst_pinned_stats_timer_end (stats, timed && ok, frames);
+
+  __atomic_store_n (&batch->held_since, 0, __ATOMIC_SEQ_CST);
+  while ((buf = g_queue_pop_head (&batch->held))) {
+    if (ok)
+      g_queue_push_tail (&batch->ready, buf);
+    else
+      gst_buffer_unref (buf);
+  }
+  return ok;
+}
+
+void
+gst_pinned_batch_drop (GstPinnedBatch * batch)
+{
+  if (batch->pending)
+    gst_pinned_transfer_batch_clear (batch->pending);
+  g_queue_clear_full (&batch->held, (GDestroyNotify) gst_buffer_unref);
+  g_queue_clear_full (&batch->ready, (GDestroyNotify) gst_buffer_unref);
+  batch->batched = NULL;
+  __atomic_store_n (&batch->held_since, 0, __ATOMIC_SEQ_CST);
+}
+
+GstBuffer *
+gst_pinned_batch_pop_ready (GstPinnedBatch * batch)
+{
+  return g_queue_pop_head (&batch->ready);
+}
+
+/* The first frame of a batch is held: the timer counts from now. */
+static void
+batch_started (GstPinnedBatch * batch)
+{
+  if (batch->timer == NULL)
+    return;
+  /* Then the idle flag: the timer sets it before it looks (Dekker). */
+  __atomic_store_n (&batch->held_since, g_get_monotonic_time (),
+      __ATOMIC_SEQ_CST);
+  if (__atomic_load_n (&batch->idle, __ATOMIC_SEQ_CST)) {
+    g_mutex_lock (&batch->lock);
+    g_cond_signal (&batch->cond);
+    g_mutex_unlock (&batch->lock);
+  }
+}
+
+gboolean
+gst_pinned_batch_hold (GstPinnedBatch * batch, GstBuffer ** outbuf)
+{
+  gboolean full = FALSE;
+
+  if (outbuf == NULL) {
+    /* No output: an error. */
+  } else if (*outbuf != NULL && *outbuf == batch->batched) {
+    /* Held until its batch is enqueued. */
+    g_queue_push_tail (&batch->held, *outbuf);
+    *outbuf = NULL;
+    if (g_queue_get_length (&batch->held) == 1)
+      batch_started (batch);
+    full = gst_pinned_transfer_batch_get_frames (batch->pending) >=
+        batch->frames;
+  } else if (*outbuf != NULL && !g_queue_is_empty (&batch->ready)) {
+    /* A frame copied alone, behind the batch flushed before it. */
+    g_queue_push_tail (&batch->ready, *outbuf);
+    *outbuf = NULL;
+  }
+  batch->batched = NULL;
+  return full;
+}
+
+/* Pushes the partial batch, where it is still the one that timed out,
+ * with the stream lock (as the streaming thread would); the lock is only
+ * tried, so that a stop that holds it never waits for this thread. The
+ * streaming thread may hold it for long (blocked pushing the frames before
+ * the batch into a paused sink): the tries back off to 20 ms apart. */
+static void
+batch_timed_out (GstPinnedBatch * batch, gint64 since)
+{
+  GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (batch->element);
+  gint64 backoff = 100;
+
+  while (!GST_PAD_STREAM_TRYLOCK (sinkpad)) {
+    gint64 until = g_get_monotonic_time () + backoff;
+
+    backoff = MIN (backoff * 2, 20 * 1000);
+
+    g_mutex_lock (&batch->lock);
+    if (!batch->stop)
+      g_cond_wait_until (&batch->cond, &batch->lock, until);
+    if (batch->stop ||
+        __atomic_load_n (&batch->held_since, __ATOMIC_SEQ_CST) != since) {
+      g_mutex_unlock (&batch->lock);
+      return;
+    }
+    g_mutex_unlock (&batch->lock);
+  }
+  if (__atomic_load_n (&batch->held_since, __ATOMIC_SEQ_CST) == since) {
+    GST_LOG_OBJECT (batch->element, "batch timed out with %u frames",
+        g_queue_get_length (&batch->held));
+    gst_pinned_base_transform_push_batch (batch->element);
+  }
+  GST_PAD_STREAM_UNLOCK (sinkpad);
+}
+
+static gpointer
+batch_timer_loop (gpointer data)
+{
+  GstPinnedBatch *batch = data;
+  gboolean quiet = FALSE;
+
+  g_mutex_lock (&batch->lock);
+  while (!batch->stop) {
+    gint64 since, deadline;
+
+    /* Idle only after a whole timeout without a batch: while frames
+     * stream, the next batch starts right after a flush, and waking the
+     * timer for each would cost a system call a batch. */
+    if (quiet)
+      __atomic_store_n (&batch->idle, 1, __ATOMIC_SEQ_CST);
+    since = __atomic_load_n (&batch->held_since, __ATOMIC_SEQ_CST);
+    if (since == 0 && quiet) {
+      g_cond_wait (&batch->cond, &batch->lock);
+      __atomic_store_n (&batch->idle, 0, __ATOMIC_SEQ_CST);
+      quiet = FALSE;
+      continue;
+    }
+    __atomic_store_n (&batch->idle, 0, __ATOMIC_SEQ_CST);
+    if (since == 0) {
+      quiet = TRUE;
+      g_cond_wait_until (&batch->cond, &batch->lock,
+          g_get_monotonic_time () + batch->timeout_us);
+      continue;
+    }
+    quiet = FALSE;
+    deadline = since + batch->timeout_us;
+    if (g_get_monotonic_time () < deadline) {
+      /* A later batch moves the deadline: looked at again then. */
+      g_cond_wait_until (&batch->cond, &batch->lock, deadline);
+      continue;
+    }
+    g_mutex_unlock (&batch->lock);
+    batch_timed_out (batch, since);
+    g_mutex_lock (&batch->lock);
+  }
+  g_mutex_unlock (&batch->lock);
+
+  return NULL;
+}
+
+void
+gst_pinned_batch_set_frames (GstPinnedBatch * batch, guint frames,
+    guint64 timeout_us)
+{
+  batch->frames = frames;
+  if (batch->timer || timeout_us == 0 || frames < 2)
+    return;
+
+  batch->timeout_us = (gint64) MIN (timeout_us, G_MAXINT64 / 2);
+  batch->stop = FALSE;
+  batch->timer = g_thread_new ("pinned-batch", batch_timer_loop, batch);
+}
+
+void
+gst_pinned_batch_stop_timer (GstPinnedBatch * batch)
+{
+  if (batch->timer == NULL)
+    return;
+  g_mutex_lock (&batch->lock);
+  batch->stop = TRUE;
+  g_cond_signal (&batch->cond);
+  g_mutex_unlock (&batch->lock);
+  g_thread_join (batch->timer);
+  batch->timer = NULL;
+}
+
+gboolean
+gst_pinned_batch_add (GstPinnedBatch * batch, GstPinnedStream * stream,
+    const GstVideoInfo * info, GstBuffer * src, GstBuffer * outbuf,
+    gboolean * added, guint64 * bytes, GError ** error)
+{
+  *added = FALSE;
+  /* What a batch cannot take is copied at once, without mapping it twice. */
+  if (batch->frames < 2 || stream == NULL ||
+      !gst_pinned_transfer_batch_takes (src) ||
+      !gst_pinned_transfer_batch_takes (outbuf))
+    return TRUE;
+
+  if (batch->pending == NULL)
+    batch->pending = gst_pinned_transfer_batch_new ();
+  if (!gst_pinned_transfer_batch_add (batch->pending, stream, info, src,
+          outbuf, added, bytes, error))
+    return FALSE;
+  if (*added)
+    batch->batched = outbuf;
+  return TRUE;
+}
