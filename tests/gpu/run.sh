@@ -44,6 +44,8 @@
 #                (tests/bench/sampler.c) over its benchmark row
 #   fresh        a fresh malloc'd frame each time: time in pinnedupload
 #                and in cudaupload per frame, medians of 3 runs
+#   fresh-python the same from Python: Gst.Buffer.new_wrapped frames into
+#                appsrc ! pinnedupload / cudaupload (tests/bench/fresh.py)
 #   pageable smallframes decoder sources appsrc   the pageable-input
 #                measurements (docs/sources.md, docs/performance.md; the
 #                decoder step needs .clips/ from tests/bench/make-clip.sh)
@@ -574,6 +576,11 @@ PY
       } > "$OUT/devices.log" 2>&1
       cat "$OUT/devices.log"
       summary+=("devices: $n GPUs, $(grep -c "^one-process\|^per-process" "$OUT/devices.log") rows, checked: $(grep "all outputs checked" "$OUT/devices.log" | tr '\n' ' ')")
+      ;;
+    fresh-python)
+      python3 tests/bench/fresh.py build > "$OUT/fresh-python.log" 2>&1
+      summary+=("fresh-python: rc $? $(grep "cudaupload:" "$OUT/fresh-python.log" | tr '\n' ' ')")
+      cat "$OUT/fresh-python.log"
       ;;
     tensor-sanitizer)
       for tool in memcheck racecheck; do
