@@ -18,7 +18,8 @@ Rows:
               pinnedupload -> appsink -> GstPinned.Frame ->
               torch.from_dlpack (NV12 as one [H * 3 / 2, W] tensor) -> a
               torch kernel that reads the whole frame (and, for NV12, a
-              line with a tensor and a kernel per plane); against the NumPy path (system memory -> appsink ->
+              line with a tensor and a kernel per plane); against the
+              NumPy path (system memory -> appsink ->
               torch.from_numpy().cuda() -> the same kernel) and against
               the H2D limit measured in the same run with torch's copies
               from pinned memory. 3840x2160 RGBA and 1920x1080 NV12.
@@ -32,9 +33,9 @@ time per frame (all threads, whole run). Device copies
 between the upload and the torch kernel: the tensor's data_ptr is checked
 to be the frame's own memory (0 copies); with --callcount a child run with
 tests/bench's libpinnedcallcount.so preloaded also counts the CUDA copy
-calls per frame (the upload's own only: 1, less with batches). Targets: tensor-in 4K >= 0.95 of
-the H2D limit and >= 5x the NumPy path; 1080p NV12 >= 0.8 and >= 3x;
-tensor-out >= 0.95 of the D2H limit. Exit status 0 when every target is
+calls per frame (the upload's own only: 1, less with batches). Targets:
+tensor-in 4K >= 0.95 of the H2D limit and >= 5x the NumPy path; 1080p
+NV12 >= 0.8 and >= 3x; tensor-out >= 0.95 of the D2H limit. Exit status 0 when every target is
 met, 1 when one is missed, 77 without PyGObject, PyTorch or a GPU.
 """
 import argparse

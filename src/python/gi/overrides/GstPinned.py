@@ -155,18 +155,20 @@ def _check_built():
                            "tensors")
 
 
-_modules = []
+_modules = None
 
 
 def _gst():
-    """Gst and GstVideo, imported at the first frame (not at the override's
-    import, which PyGObject runs before the application's require_version),
-    once: a frame a frame costs the application's loop."""
-    if not _modules:
+    """(Gst, GstVideo), imported at the first frame, not at the override's
+    import (PyGObject runs it before the application's require_version),
+    and then kept: an import a frame costs the application's loop."""
+    global _modules
+    if _modules is None:
         _check_built()
         from gi.repository import Gst, GstVideo
-        _modules.extend((Gst, GstVideo))
+        _modules = (Gst, GstVideo)
     return _modules
+
 
 class Frame(object):
     """A video frame of gst-pinned device memory, nvcodec's CUDA memory or
@@ -177,9 +179,10 @@ class Frame(object):
     or ``[H, W, C]``); without it the frame is one tensor: ``[H, W, C]``
     for a format of one plane, ``[C, H, W]`` for equal planes (RGBP, BGRP of
     pinnedconvert), ``[H * 3 / 2, W]`` for NV12 of an even size (the luma
-    rows, then the chroma rows). ``stream`` is the stream ``__cuda_array_interface__``
-    consumers read on (default: the legacy default stream, PyTorch's
-    default); DLPack consumers name theirs in ``__dlpack__``. ``info`` (a
+    rows, then the chroma rows). ``stream`` is the stream
+    ``__cuda_array_interface__`` consumers read on (default: the legacy
+    default stream, PyTorch's default); DLPack consumers name theirs in
+    ``__dlpack__``. ``info`` (a
     GstVideo.VideoInfo) spares parsing the caps of every frame. With
     ``write`` the consumer may also write the frame in place: its stream
     then waits for the frame's readers too, and its work becomes the
