@@ -573,7 +573,8 @@ gst_pinned_base_transform_init (GstPinnedBaseTransform * self)
   priv->pool_size = DEFAULT_POOL_SIZE;
   priv->device_alloc = DEFAULT_DEVICE_ALLOC;
   priv->batch_timeout_us = DEFAULT_BATCH_TIMEOUT_US;
-  priv->batch = gst_pinned_batch_new (self);
+  priv->batch = gst_pinned_batch_new (GST_BASE_TRANSFORM (self),
+      (GstPinnedBatchPush) gst_pinned_base_transform_push_batch);
   gst_pinned_stats_init (&priv->stats);
   gst_video_info_init (&priv->in_info);
   gst_video_info_init (&priv->out_info);

@@ -14,15 +14,21 @@
 #pragma once
 
 #include "gstpinnedstats-private.h"
-#include "gst/pinned/gstpinnedbasetransform.h"
+#include <gst/base/gstbasetransform.h>
 
 G_BEGIN_DECLS
 
 typedef struct _GstPinnedBatch GstPinnedBatch;
 
-/* The queue of @element (not a reference: the element owns it) */
+/* Pushes @element's partial batch (its timer's call, under the stream lock
+ * of @element's sink pad). */
+typedef GstFlowReturn (*GstPinnedBatchPush) (GstBaseTransform * element);
+
+/* The queue of @element (not a reference: the element owns it); @push
+ * pushes a partial batch whose time is up. */
 G_GNUC_INTERNAL
-GstPinnedBatch * gst_pinned_batch_new        (GstPinnedBaseTransform * element);
+GstPinnedBatch * gst_pinned_batch_new        (GstBaseTransform * element,
+                                              GstPinnedBatchPush push);
 
 G_GNUC_INTERNAL
 void       gst_pinned_batch_free             (GstPinnedBatch * batch);

@@ -18,7 +18,6 @@
 #endif
 
 #include "gstpinnedbatch-private.h"
-#include "gstpinnedbasetransform-private.h"
 #include "gst/pinned/gstpinnedmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_batch_debug);
@@ -26,7 +25,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_batch_debug);
 
 struct _GstPinnedBatch
 {
-  GstPinnedBaseTransform *element;
+  GstBaseTransform *element;
+  GstPinnedBatchPush push;
 
   /* The streaming thread's: frames a batch (1: none), chosen at caps
    * time; the batch; the outputs whose copies it holds, and outputs whose
@@ -52,7 +52,7 @@ struct _GstPinnedBatch
 };
 
 GstPinnedBatch *
-gst_pinned_batch_new (GstPinnedBaseTransform * element)
+gst_pinned_batch_new (GstBaseTransform * element, GstPinnedBatchPush push)
 {
   static gsize once = 0;
   GstPinnedBatch *batch = g_new0 (GstPinnedBatch, 1);
@@ -64,6 +64,7 @@ gst_pinned_batch_new (GstPinnedBaseTransform * element)
   }
 
   batch->element = element;
+  batch->push = push;
   batch->frames = 1;
   g_queue_init (&batch->held);
   g_queue_init (&batch->ready);
@@ -203,7 +204,7 @@ batch_timed_out (GstPinnedBatch * batch, gint64 since)
   if (__atomic_load_n (&batch->held_since, __ATOMIC_SEQ_CST) == since) {
     GST_LOG_OBJECT (batch->element, "batch timed out with %u frames",
         g_queue_get_length (&batch->held));
-    gst_pinned_base_transform_push_batch (batch->element);
+    batch->push (batch->element);
   }
   GST_PAD_STREAM_UNLOCK (sinkpad);
 }
