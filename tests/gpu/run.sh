@@ -64,7 +64,7 @@
 #                under compute-sanitizer memcheck, then racecheck
 #   (default: device suite sanitizer inspect)
 # BENCH_ARGS passes options to the benchmark (see gst-pinned-bench --help);
-# SOAK_DIR is where the soak keeps its files between the two calls
+# SOAK_DIR is where the soak keeps its files between the two steps
 # (default /tmp/gst-pinned-soak), SOAK_SECONDS how long it runs (600).
 #
 # GST_RUNTIME=DIR runs under the GStreamer runtime folder DIR (its env.sh
@@ -518,7 +518,7 @@ PY
       summary+=("startup: see startup.txt")
       ;;
     soak-start)
-      # From a copy: the tree may be copied anew while the soak runs, and
+      # From a copy: the tree may be updated while the soak runs, and
       # bash reads its script as it goes.
       export GST_PLUGIN_PATH_1_0=$top/build/gst
       mkdir -p "$soak_dir"
