@@ -16,6 +16,7 @@
 #include <gst/pinned/pinned.h>
 #include <gst/pinned/gstpinnedcuda.h>
 
+#include "benchutil.h"
 #include "extras.h"
 
 GST_DEBUG_CATEGORY_STATIC (extras_debug);
@@ -24,11 +25,6 @@ GST_DEBUG_CATEGORY_STATIC (extras_debug);
 /* In readkernel.cu */
 int bench_read (const void *data, size_t size, unsigned long long *sum,
     void *stream);
-
-#define CHECK(call) G_STMT_START {                                        \
-  if (!gst_pinned_cuda_result ((call), NULL))                             \
-    g_error ("%s failed", #call);                                         \
-} G_STMT_END
 
 static void
 init_debug (void)
@@ -63,16 +59,6 @@ median_of (gdouble * v, guint n)
     return 0;
   qsort (v, n, sizeof (gdouble), cmp_double);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static gdouble
-cpu_seconds (void)
-{
-  struct rusage ru;
-
-  getrusage (RUSAGE_SELF, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 /* ----------------------------------------------------------------------- */
@@ -255,7 +241,7 @@ bench_extras_anatomy (gsize size, guint row_bytes)
   for (k = 0; k < G_N_ELEMENTS (threads) + 3; k++) {
     GstPinnedPageable *pageable = gst_pinned_pageable_new (ctx);
     Samples t = { {0}, 0 };
-    gdouble cpu0 = cpu_seconds (), wall0 = now_ms (), cores;
+    gdouble cpu0 = bench_cpu_seconds (), wall0 = now_ms (), cores;
     const gchar *what;
     gchar *label;
 
@@ -284,7 +270,7 @@ bench_extras_anatomy (gsize size, guint row_bytes)
         add (&t, ms);
       gst_buffer_unref (src);
     }
-    cores = (cpu_seconds () - cpu0) / ((now_ms () - wall0) / 1e3);
+    cores = (bench_cpu_seconds () - cpu0) / ((now_ms () - wall0) / 1e3);
     if (k < G_N_ELEMENTS (threads)) {
       what = "fresh, library staging";
       label = g_strdup_printf ("%u threads", threads[k]);
@@ -818,13 +804,13 @@ bench_extras_pipeline (const gchar * launch, BenchPipelineResult * r)
   add_probe (pipeline, "el", "src", leave_probe, &p);
   add_probe (pipeline, "sink", "sink", sink_probe, &p);
 
-  cpu0 = cpu_seconds ();
+  cpu0 = bench_cpu_seconds ();
   wall0 = now_ms ();
   bus = gst_element_get_bus (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 240 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  r->cores = (cpu_seconds () - cpu0) / ((now_ms () - wall0) / 1e3);
+  r->cores = (bench_cpu_seconds () - cpu0) / ((now_ms () - wall0) / 1e3);
   ok = msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
   if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     gchar *debug = NULL;

@@ -56,6 +56,7 @@
 #include <gst/pinned/pinned.h>
 #include <gst/pinned/gstpinnedcuda.h>
 
+#include "benchutil.h"
 #include "framesrc.h"
 #include "extras.h"
 #include "devices.h"
@@ -451,11 +452,6 @@ spread (const gdouble * values, guint n)
 
 /* ----------------------------------------------------------------------- */
 /* The in-run limit */
-
-#define CHECK(call) G_STMT_START {                                        \
-  if (!gst_pinned_cuda_result ((call), NULL))                             \
-    g_error ("%s failed", #call);                                         \
-} G_STMT_END
 
 typedef struct
 {

@@ -1,0 +1,37 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* What the benchmark's parts share: a CUDA call that must succeed, and
+ * the process's CPU time. */
+
+#pragma once
+
+#include <sys/resource.h>
+#include <gst/pinned/gstpinnedcuda.h>
+
+G_BEGIN_DECLS
+
+/* The benchmark's own CUDA calls: a failure ends the run. */
+#define CHECK(call) G_STMT_START {                                        \
+  if (!gst_pinned_cuda_result ((call), NULL))                             \
+    g_error ("%s failed", #call);                                         \
+} G_STMT_END
+
+/* User and system time of the whole process so far, s. */
+static inline gdouble
+bench_cpu_seconds (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+G_END_DECLS
