@@ -162,7 +162,9 @@ def both_ways(torch, seconds):
     n = 0
     while time.perf_counter() - start < seconds:
         sample = sink.try_pull_sample(Gst.SECOND)
-        if sample is None or pop_error(src_pipe) or pop_error(out_pipe):
+        if sample is None:
+            # The reason is on a bus: an error stops its pipeline.
+            pop_error(src_pipe) or pop_error(out_pipe)
             fail("frames stopped after %d" % n, 1)
         rgb = torch.from_dlpack(GstPinned.Frame(sample))
         frame = torch.empty((height, width, 4), dtype=torch.uint8,
@@ -175,6 +177,7 @@ def both_ways(torch, seconds):
             appsrc.set_property("caps", caps)
         buffer.pts = n * Gst.SECOND // 30
         if appsrc.push_buffer(buffer) != Gst.FlowReturn.OK:
+            pop_error(out_pipe)
             fail("appsrc refused frame %d" % n, 1)
         n += 1
         if time.perf_counter() - last >= 1:
