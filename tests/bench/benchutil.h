@@ -34,4 +34,14 @@ bench_cpu_seconds (void)
       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
+/* Minor page faults of the process so far (a fresh frame's pages). */
+static inline guint64
+bench_minor_faults (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
 G_END_DECLS

@@ -786,6 +786,7 @@ bench_extras_pipeline (const gchar * launch, BenchPipelineResult * r)
   GError *error = NULL;
   Probe p = { 0, };
   gdouble cpu0, wall0;
+  guint64 faults0;
   gboolean ok;
 
   init_debug ();
@@ -805,12 +806,14 @@ bench_extras_pipeline (const gchar * launch, BenchPipelineResult * r)
   add_probe (pipeline, "sink", "sink", sink_probe, &p);
 
   cpu0 = bench_cpu_seconds ();
+  faults0 = bench_minor_faults ();
   wall0 = now_ms ();
   bus = gst_element_get_bus (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 240 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   r->cores = (bench_cpu_seconds () - cpu0) / ((now_ms () - wall0) / 1e3);
+  r->faults = bench_minor_faults () - faults0;
   ok = msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
   if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     gchar *debug = NULL;
@@ -834,6 +837,7 @@ bench_extras_pipeline (const gchar * launch, BenchPipelineResult * r)
   gst_object_unref (pipeline);
 
   r->frames = p.arrivals->len;
+  r->faults /= MAX (r->frames, 1);
   if (r->frames > 12) {
     gdouble *a = (gdouble *) p.arrivals->data;
 

@@ -40,6 +40,7 @@ typedef struct
   gdouble period_ms;            /* per frame, from the 10th on */
   gdouble inside_us;            /* median time in the element named el */
   gdouble cores;
+  gdouble faults;               /* minor page faults a frame, whole run */
   gsize frame_size;
   GstStructure *stats;          /* el's pageable-stats, if it has them */
 } BenchPipelineResult;

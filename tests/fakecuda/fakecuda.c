@@ -1109,6 +1109,17 @@ cudaGetDeviceProperties (struct cudaDeviceProp *prop, int device)
   return cudaSuccess;
 }
 
+/* No PCI function behind a stand-in device: a bus no host has. */
+cudaError_t CUDARTAPI
+cudaDeviceGetPCIBusId (char *bus_id, int len, int device)
+{
+  ENTER (TRUE);
+  if (device < 0 || device >= n_devices)
+    return set_error (cudaErrorInvalidDevice);
+  g_snprintf (bus_id, len, "FFFF:FF:%02X.0", device);
+  return cudaSuccess;
+}
+
 cudaError_t CUDARTAPI
 cudaDeviceGetAttribute (int *value, enum cudaDeviceAttr attr, int device)
 {
