@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <gio/gio.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -230,13 +231,15 @@ static gchar *
 stream_launch (const BenchDevices * b, guint device, gboolean convert,
     gdouble seconds)
 {
+  const gchar *props = b->props ? b->props : "";
+
   return g_strdup_printf ("benchframesrc name=src duration=%" G_GUINT64_FORMAT
       " caps=\"video/x-raw,format=%s,width=%d,height=%d,framerate=30/1\" ! "
-      "pinnedupload device-id=%u ! %s pinneddownload device-id=%u ! "
+      "pinnedupload device-id=%u %s ! %s pinneddownload device-id=%u %s ! "
       "fakesink name=sink sync=false",
       (guint64) (seconds * GST_SECOND), b->format, b->width, b->height,
-      device, convert ? "pinnedconvert ! video/x-raw(memory:PinnedDevice),"
-      "format=RGBA !" : "", device);
+      device, props, convert ? "pinnedconvert ! "
+      "video/x-raw(memory:PinnedDevice),format=RGBA !" : "", device, props);
 }
 
 static Stream *
@@ -297,15 +300,43 @@ streams_error (Stream ** streams, guint n)
   return NULL;
 }
 
+/* The frames of all streams so far; each stream's in @each if given. */
 static guint64
-frames_now (Stream ** streams, guint n)
+frames_now (Stream ** streams, guint n, guint * each)
 {
   guint64 total = 0;
   guint i;
 
-  for (i = 0; i < n; i++)
-    total += g_atomic_int_get (&streams[i]->frames);
+  for (i = 0; i < n; i++) {
+    guint f = g_atomic_int_get (&streams[i]->frames);
+
+    total += f;
+    if (each)
+      each[i] = f;
+  }
   return total;
+}
+
+/* A stream that stopped: $BENCH_STALL_COMMAND (%p: this process) shows
+ * where its threads are, e.g. a debugger's backtraces. */
+static void
+report_stall (void)
+{
+  const gchar *command = g_getenv ("BENCH_STALL_COMMAND");
+  gchar *line, *out = NULL, *pid;
+  gchar **parts;
+
+  if (command == NULL)
+    return;
+  pid = g_strdup_printf ("%d", (gint) getpid ());
+  parts = g_strsplit (command, "%p", -1);
+  line = g_strjoinv (pid, parts);
+  g_spawn_command_line_sync (line, &out, NULL, NULL, NULL);
+  g_print ("devices: %s:\n%s\n", line, out ? out : "(no output)");
+  g_free (out);
+  g_free (line);
+  g_strfreev (parts);
+  g_free (pid);
 }
 
 /* Round trips of @b->streams streams over @n devices in this process:
@@ -349,17 +380,32 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
   r->resident_mib = resident_mib () - rss0;
 
   if (error == NULL) {
+    guint *each0 = g_new0 (guint, b->streams);
+    guint *each1 = g_new0 (guint, b->streams);
+
     t0 = now_s ();
     c0 = bench_cpu_seconds ();
-    f0 = frames_now (streams, b->streams);
+    f0 = frames_now (streams, b->streams, each0);
     g_usleep (b->seconds * G_USEC_PER_SEC);
-    f1 = frames_now (streams, b->streams);
+    f1 = frames_now (streams, b->streams, each1);
     c1 = bench_cpu_seconds ();
     t1 = now_s ();
     error = streams_error (streams, b->streams);
     r->frames_per_s = (f1 - f0) / (t1 - t0);
     r->gb_per_s = r->frames_per_s * b->frame_bytes / 1e9;
     r->cpu_us = (c1 - c0) / MAX (f1 - f0, 1) * 1e6;
+    r->slowest = G_MAXDOUBLE;
+    for (i = 0; i < b->streams; i++) {
+      gdouble rate = (each1[i] - each0[i]) / (t1 - t0);
+
+      r->slowest = MIN (r->slowest, rate);
+      r->fastest = MAX (r->fastest, rate);
+      if (each1[i] == each0[i])
+        g_print ("devices: stream %u (device %u) passed no frame in the "
+            "window (%u before it)\n", i, streams[i]->device, each0[i]);
+    }
+    g_free (each0);
+    g_free (each1);
   }
   if (error) {
     g_print ("devices: %s\n", error);
@@ -376,7 +422,9 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     while (g_atomic_int_get (&streams[i]->keep) != 3 && now_s () < until)
       g_usleep (1000);
     if (g_atomic_int_get (&streams[i]->keep) != 3) {
-      g_print ("devices: stream %u gave no frame to check\n", i);
+      g_print ("devices: stream %u gave no frame to check (%d frames)\n", i,
+          g_atomic_int_get (&streams[i]->frames));
+      report_stall ();
       ok = FALSE;
     } else if (!bench_frame_verify (streams[i]->last, info,
             GST_BUFFER_OFFSET (streams[i]->last))) {
@@ -455,6 +503,9 @@ print_result (const gchar * what, guint n, guint streams,
       convert ? " (convert)" : "", r->frames_per_s, r->gb_per_s,
       r->gb_per_s / MAX (limit, 1e-9), r->cpu_us, memory,
       !r->verified ? "WRONG" : convert ? "ran" : "ok");
+  if (r->fastest > 0)
+    g_print ("%-12s a stream: slowest %.1f frames/s, fastest %.1f\n", "",
+        r->slowest, r->fastest);
   g_free (memory);
 }
 

@@ -23,6 +23,7 @@ typedef struct
   gint width, height;
   gdouble seconds;              /* measured time of each part */
   gboolean convert;             /* pinnedconvert to RGBA between */
+  const gchar *props;           /* properties of both copy elements */
   const gchar *self;            /* this program, for the per-process part */
   gsize frame_bytes;            /* moved a frame, both ways (set by the run) */
 } BenchDevices;
@@ -34,6 +35,7 @@ typedef struct
   gdouble cpu_us;               /* the process's CPU a frame */
   gdouble startup_s;            /* to every stream's first frame */
   gdouble resident_mib;         /* resident memory added by the streams */
+  gdouble slowest, fastest;     /* one stream's frames/s, in this process */
   gboolean verified;            /* each stream's last frame the source's */
 } BenchDevicesResult;
 

@@ -313,6 +313,7 @@ static struct
   gint devices;
   gint streams;
   gboolean convert;
+  gchar *copy_props;
 } opts = {
   NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, -1, NULL, 0, NULL,
   NULL, NULL, FALSE, 0, 0, FALSE
@@ -1218,6 +1219,9 @@ main (int argc, char **argv)
           "(default one a GPU)", "M"},
     {"convert", 0, 0, G_OPTION_ARG_NONE, &opts.convert,
         "With --devices: pinnedconvert to RGBA between the copies", NULL},
+    {"copy-props", 0, 0, G_OPTION_ARG_STRING, &opts.copy_props,
+        "With --devices: properties of pinnedupload and pinneddownload "
+          "(e.g. \"batch=1\")", "PROPS"},
     {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &opts.timeline,
         "Record the overlap rows of the last size as GPU timelines: "
           "PREFIX-overlap.json and PREFIX-serial.json", "PREFIX"},
@@ -1281,6 +1285,7 @@ main (int argc, char **argv)
     b.height = c->height;
     b.seconds = opts.duration_ms / 1e3;
     b.convert = opts.convert;
+    b.props = opts.copy_props;
     b.self = argv[0];
     ok = bench_devices_run (&b);
     g_print ("\nall outputs checked: %s\n", ok ? "yes" : "NO");

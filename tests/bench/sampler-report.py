@@ -3,7 +3,8 @@
 # function (self: where the sample was taken; inclusive: anywhere on its
 # stack), for the busiest thread of a name, and who calls a function.
 #
-#   sampler-report.py SAMPLES [--thread NAME] [--callers FUNCTION ...]
+#   sampler-report.py SAMPLES [--thread NAME|all] [--skip NAME]
+#                     [--callers FUNCTION ...]
 #
 # gst-pinned's own libraries are symbolised from build/ with addr2line
 # (their functions are hidden from the dynamic symbol table); the others
@@ -18,8 +19,11 @@ top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 ap = argparse.ArgumentParser()
 ap.add_argument('samples')
 ap.add_argument('--thread', default='src:src',
-                help='thread name; its busiest thread is reported')
+                help='thread name; its busiest thread is reported '
+                '("all": every thread together)')
 ap.add_argument('--callers', nargs='*', default=[])
+ap.add_argument('--skip', action='append', default=[],
+                help='with --thread all: leave out threads of this name')
 ap.add_argument('--top', type=int, default=40)
 args = ap.parse_args()
 
@@ -31,14 +35,25 @@ samples = []
 for line in open(args.samples):
     f = line.split()
     if len(f) >= 3:
-        samples.append((f[0], f[2:]))       # f[1]: the signal trampoline
+        if f[0].split('/', 1)[1] not in args.skip:
+            samples.append((f[0], f[2:]))   # f[1]: the signal trampoline
 
 threads = collections.Counter(t for t, _ in samples)
-named = [t for t, _ in threads.most_common() if t.split('/', 1)[1] == args.thread]
-if not named:
-    raise SystemExit('no thread named %s: %s' % (args.thread, threads.most_common(8)))
-thread = named[0]
-picked = [fr for t, fr in samples if t == thread]
+if args.thread == 'all':
+    # Every thread together (many streams), with the share of each name.
+    names = collections.Counter(t.split('/', 1)[1] for t, _ in samples)
+    print('threads: %s' % ', '.join('%s %.1f%%' % (n, 100.0 * c / len(samples))
+                                     for n, c in names.most_common(12)))
+    thread = 'all'
+    picked = [fr for _, fr in samples]
+else:
+    named = [t for t, _ in threads.most_common()
+             if t.split('/', 1)[1] == args.thread]
+    if not named:
+        raise SystemExit('no thread named %s: %s' % (args.thread,
+                                                    threads.most_common(8)))
+    thread = named[0]
+    picked = [fr for t, fr in samples if t == thread]
 
 def split(frame):
     lib, rest = frame.split('+', 1)
