@@ -410,6 +410,17 @@ event_complete (struct CUevent_st *ev, guint64 gen)
   g_mutex_unlock (&ev->lock);
 }
 
+static gboolean
+event_reached (struct CUevent_st *ev, guint64 gen)
+{
+  gboolean reached;
+
+  g_mutex_lock (&ev->lock);
+  reached = ev->completed >= gen;
+  g_mutex_unlock (&ev->lock);
+  return reached;
+}
+
 static void
 event_wait (struct CUevent_st *ev, guint64 gen)
 {
@@ -451,6 +462,7 @@ typedef struct
   gint memset_value;            /* >= 0: a memset of dst, no src */
   guint64 delay_us;
   guint pieces;                 /* lands in this many parts over the delay */
+  gint engine;                  /* OP_COPY: ENGINE_* it runs on */
   gint *pending[2];             /* of the allocations it touches */
   /* OP_COPY, OP_KERNEL: fails when reached, poisoning the device */
   cudaError_t error;
@@ -491,6 +503,27 @@ struct CUstream_st
 {
   Stream *impl;                 /* NULL once destroyed */
 };
+
+/* The copy engines of a device, one each way, shared by its streams as
+ * the GPU shares them within a context: the stream that has an engine
+ * keeps it while its queue holds more work, and another stream's copy
+ * that way waits until that queue runs empty or reaches a wait. A stream
+ * has one engine at a time. (Copies of a held-back delay show it.) */
+enum
+{
+  ENGINE_NONE = -1,
+  ENGINE_TO_DEVICE,
+  ENGINE_TO_HOST,
+};
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  Stream *owner;
+} Engine;
+
+static Engine engines[MAX_DEVICES][2];
 
 static Stream *legacy_streams[MAX_DEVICES];
 static GList *streams;          /* every Stream whose thread runs */
@@ -621,19 +654,61 @@ op_free (Op * op)
   g_free (op);
 }
 
+static void
+engine_release (Stream * s, gint * held)
+{
+  Engine *e;
+
+  if (*held == ENGINE_NONE)
+    return;
+  e = &engines[s->device][*held];
+  g_mutex_lock (&e->lock);
+  e->owner = NULL;
+  g_cond_broadcast (&e->cond);
+  g_mutex_unlock (&e->lock);
+  *held = ENGINE_NONE;
+}
+
+static void
+engine_acquire (Stream * s, gint engine, gint * held)
+{
+  Engine *e;
+
+  if (*held == engine)
+    return;
+  engine_release (s, held);
+  e = &engines[s->device][engine];
+  g_mutex_lock (&e->lock);
+  while (e->owner != NULL)
+    g_cond_wait (&e->cond, &e->lock);
+  e->owner = s;
+  g_mutex_unlock (&e->lock);
+  *held = engine;
+}
+
 static gpointer
 stream_thread (gpointer data)
 {
   Stream *s = data;
   gboolean quit = FALSE;
+  gint held = ENGINE_NONE;
 
   running_stream = s;
   while (!quit) {
     Op *op = g_async_queue_pop (s->queue);
 
     quit = op->type == OP_QUIT;
+    /* Copies take their engine; a kernel, a sleep or a wait that must
+     * wait lets it go (one already met does not). */
+    if (op->type == OP_COPY && op->engine != ENGINE_NONE)
+      engine_acquire (s, op->engine, &held);
+    else if (op->type != OP_RECORD && !(op->type == OP_WAIT &&
+            event_reached (op->event, op->gen)))
+      engine_release (s, &held);
     run_op (s, op);
     op_free (op);
+    if (g_async_queue_length (s->queue) <= 0)
+      engine_release (s, &held);
 
     g_mutex_lock (&s->lock);
     s->completed++;
@@ -1838,6 +1913,7 @@ new_copy_op (void)
   Op *op = g_new0 (Op, 1);
 
   op->type = OP_COPY;
+  op->engine = ENGINE_NONE;
   op->memset_value = -1;
   op->error = deferred_error;
   g_mutex_lock (&lock);
@@ -1875,6 +1951,8 @@ copy_2d (void *dst, size_t dpitch, const void *src, size_t spitch,
   }
 
   op = new_copy_op ();
+  op->engine = src_device == dst_device ? ENGINE_NONE : dst_device ?
+      ENGINE_TO_DEVICE : ENGINE_TO_HOST;
   op->dst = d.data;
   op->src = s.data;
   op->dpitch = height > 1 ? dpitch : width;
