@@ -173,25 +173,38 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
  * work queued when the host goes on. One: a copy of a 1080p frame lasts
  * about 60 us, more than the gate's wake-up and the next frame's work
  * take, and leaving two saved the host less (docs/performance.md).
- * GST_PINNED_GATE_LEAVE sets it, for measurements. */
+ * None where another stream of the process copies the same way on the
+ * device: a queue that never runs empty keeps the copy engine from the
+ * other streams (gstpinnedstream.c), while theirs keep it busy during the
+ * wake-up. GST_PINNED_GATE_LEAVE sets it for every stream, for
+ * measurements. */
 #define DEFAULT_GATE_LEAVE 1
+#define SHARED_GATE_LEAVE 0
+#define GATE_LEAVE_AUTO G_MAXUINT16
 #define GATE_FIRST_MAX_US 4000
 
 static gsize
 parse_gate_leave (const gchar * value)
 {
-  gsize n = value ? g_ascii_strtoull (value, NULL, 10) : DEFAULT_GATE_LEAVE;
+  gsize n;
 
+  if (value == NULL)
+    return GATE_LEAVE_AUTO;
+  n = g_ascii_strtoull (value, NULL, 10);
   return MIN (n, GST_PINNED_FENCE_TRACK_RECENT);
 }
 
 static guint
-gate_leave (void)
+gate_leave (GstPinnedFence * fence)
 {
   static gsize leave = 0;
-
-  return gst_pinned_env_once (&leave, "GST_PINNED_GATE_LEAVE",
+  guint n = gst_pinned_env_once (&leave, "GST_PINNED_GATE_LEAVE",
       parse_gate_leave);
+
+  if (n != GATE_LEAVE_AUTO)
+    return n;
+  return fence->track && __atomic_load_n (&fence->track->shared_lane,
+      __ATOMIC_RELAXED) ? SHARED_GATE_LEAVE : DEFAULT_GATE_LEAVE;
 }
 
 /* The fence of @track that a gate waiting for @fence waits for instead:
@@ -273,7 +286,7 @@ gate_wait (GstPinnedFence * fence, guint leave, GError ** error)
 gboolean
 gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
 {
-  return gate_wait (fence, gate_leave (), error);
+  return gate_wait (fence, gate_leave (fence), error);
 }
 
 /* How many fences a paced stream may run ahead of the host: more than
@@ -350,9 +363,11 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
     if (ok && __atomic_load_n (&track->pace_look, __ATOMIC_RELAXED) == 0)
       __atomic_store_n (&track->pace_look, PACE_LOOK_FIRST, __ATOMIC_RELAXED);
   } else {
-    /* The stream runs ahead: it is paced, and no look helps. */
+    /* The stream runs ahead: it is paced, and no look helps. Where it
+     * shares its copy engine, its queue runs empty, as at the gate. */
     __atomic_store_n (&track->pace_look, 0, __ATOMIC_RELAXED);
-    ok = gate_wait_running (behind, PACE_AHEAD / 2, error);
+    ok = gate_wait_running (behind, __atomic_load_n (&track->shared_lane,
+            __ATOMIC_RELAXED) ? SHARED_GATE_LEAVE : PACE_AHEAD / 2, error);
   }
 
   gst_pinned_fence_unref (behind);

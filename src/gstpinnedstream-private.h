@@ -63,4 +63,22 @@ void                 gst_pinned_stream_set_waited  (GstPinnedStream * stream,
                                                     guint64 id,
                                                     guint64 seq);
 
+/* The way a stream's copies go, which picks the copy engine they use. */
+typedef enum
+{
+  GST_PINNED_LANE_NONE,
+  GST_PINNED_LANE_TO_DEVICE,
+  GST_PINNED_LANE_TO_HOST,
+} GstPinnedLane;
+
+/* Notes the way @stream copies, once (its first copy decides). */
+G_GNUC_INTERNAL
+void                 gst_pinned_stream_note_lane   (GstPinnedStream * stream,
+                                                    GstPinnedLane lane);
+
+/* Whether another stream of this process copies the same way on the same
+ * device now. */
+G_GNUC_INTERNAL
+gboolean             gst_pinned_stream_lane_is_shared (GstPinnedStream * stream);
+
 G_END_DECLS
