@@ -9,6 +9,7 @@
 #   device       the GPU, its driver and link
 #   suite        the 'gpu' suite and 'gpu-hidden' (states-hidden)
 #   sanitizer    compute-sanitizer memcheck over the 'gpu' suite
+#                ($SANITIZER_JOBS tests at a time, default 1)
 #   renegotiate  the renegotiation test, $RENEG_RUNS times (20)
 #   ipc          frames across processes: cudaipcsink / cudaipcsrc (1.24+)
 #   device-alloc device-alloc=default against stream-ordered: start-up,
@@ -164,9 +165,13 @@ for step in "${steps[@]}"; do
       ;;
     sanitizer)
       # memcheck over every process of every GPU test (gst-launch children
-      # of the checksum test included).
+      # of the checksum test included), $SANITIZER_JOBS tests at a time
+      # (default 1; each runs many times slower under the sanitizer).
       cs="compute-sanitizer --tool memcheck --error-exitcode 1 --target-processes all"
-      "${runner[@]}" --suite gpu --wrap "env LD_LIBRARY_PATH=$libpath $cs" -v \
+      sanitizer_runner=("${runner[@]}")
+      [ "${SANITIZER_JOBS:-1}" -gt 1 ] &&
+        sanitizer_runner=(python3 tests/gpu/parallel-tests.py build -j "$SANITIZER_JOBS")
+      "${sanitizer_runner[@]}" --suite gpu --wrap "env LD_LIBRARY_PATH=$libpath $cs" -v \
         > "$OUT/sanitizer.log" 2>&1
       summary+=("sanitizer: $(tail -1 "$OUT/sanitizer.log"), $(grep -c "ERROR SUMMARY: 0 errors" "$OUT/sanitizer.log") clean reports, $(grep "ERROR SUMMARY" "$OUT/sanitizer.log" | grep -vc "ERROR SUMMARY: 0 errors") with errors")
       grep -E "^(PASSED|FAILED|SKIPPED)" "$OUT/sanitizer.log"

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# Runs a meson build folder's tests JOBS at a time, without meson (the GPU
+# machine's meson cannot read a build folder configured elsewhere): for
+# the sanitizer step, where each test under compute-sanitizer runs many
+# times slower and the machine has cores to spare. Reads
+# BUILD/meson-info/intro-tests.json (each test's command, environment,
+# working folder, timeout, suites); prints a line a test as it ends and
+# 'N passed, N failed, N skipped'; exit 77 is a skip, as in meson.
+#
+#   parallel-tests.py BUILD [--suite NAME ...] [--wrap COMMAND] [-j JOBS] [-v]
+import argparse
+import concurrent.futures
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+ap = argparse.ArgumentParser()
+ap.add_argument('build')
+ap.add_argument('--suite', action='append', default=[])
+ap.add_argument('--wrap', default='', help='command to run each test under')
+ap.add_argument('-j', '--jobs', type=int, default=os.cpu_count() or 1)
+ap.add_argument('-v', action='store_true', help="print every test's output")
+args = ap.parse_args()
+
+tests = []
+for t in json.load(open(os.path.join(args.build, 'meson-info',
+                                     'intro-tests.json'))):
+    suites = [s.split(':')[-1] for s in t.get('suite', [])]
+    if args.suite and not set(args.suite) & set(suites + t.get('suite', [])):
+        continue
+    tests.append((t, suites))
+
+
+def run(test):
+    t, suites = test
+    env = dict(os.environ)
+    env.update(t.get('env') or {})
+    start = time.time()
+    try:
+        p = subprocess.run(shlex.split(args.wrap) + t['cmd'],
+                           cwd=t.get('workdir') or args.build, env=env,
+                           capture_output=True, text=True, errors='replace',
+                           timeout=(t.get('timeout') or 30) * 4)
+        rc, out = p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, out = -1, 'TIMEOUT after %ss' % e.timeout
+    return t['name'], suites, rc, out, time.time() - start
+
+
+counts = {'passed': 0, 'failed': 0, 'skipped': 0}
+with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+    for name, suites, rc, out, took in pool.map(run, tests):
+        kind = 'skipped' if rc == 77 else 'passed' if rc == 0 else 'failed'
+        counts[kind] += 1
+        print('%-8s %-40s %7.2fs  [%s]' % (kind.upper(), name, took,
+                                           ','.join(suites)), flush=True)
+        if args.v or kind == 'failed':
+            print('\n'.join('    ' + line
+                            for line in out.splitlines()[-40:]), flush=True)
+print('%d passed, %d failed, %d skipped' % (counts['passed'],
+                                            counts['failed'],
+                                            counts['skipped']))
+sys.exit(1 if counts['failed'] else 0)
