@@ -347,7 +347,9 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     BenchDevicesResult * r)
 {
   Stream **streams = g_new0 (Stream *, b->streams);
-  gdouble t0, t1, c0, c1, started, run = b->seconds + 30;
+  /* Each source runs past the warm-up (at most a minute), the window and
+   * the checks. */
+  gdouble t0, t1, c0, c1, started, run = b->seconds + 90;
   gdouble rss0 = resident_mib ();
   guint64 f0, f1;
   gchar *error = NULL;
