@@ -471,9 +471,10 @@ per_process (const BenchDevices * b, guint n, BenchDevicesResult * r)
 
     g_subprocess_communicate_utf8 (children[d], NULL, NULL, &out, NULL, NULL);
     line = out ? strstr (out, "frames=") : NULL;
+    /* The steady state's cores: a child's start-up is not a frame's. */
     if (line == NULL || sscanf (line, "frames=%u period_ms=%lf inside_us=%*f "
-            "cores=%lf", &frames, &period_ms, &cores) != 3 || period_ms <= 0 ||
-        !g_subprocess_get_successful (children[d])) {
+            "cores=%*f steady_cores=%lf", &frames, &period_ms, &cores) != 3 ||
+        period_ms <= 0 || !g_subprocess_get_successful (children[d])) {
       g_print ("devices: the child on device %u failed: %s\n", d,
           out ? out : "no output");
       ok = FALSE;

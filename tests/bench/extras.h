@@ -39,7 +39,8 @@ typedef struct
   guint frames;
   gdouble period_ms;            /* per frame, from the 10th on */
   gdouble inside_us;            /* median time in the element named el */
-  gdouble cores;
+  gdouble cores;                /* whole run, start-up included */
+  gdouble steady_cores;         /* from the 10th frame on */
   gdouble faults;               /* minor page faults a frame, whole run */
   gsize frame_size;
   GstStructure *stats;          /* el's pageable-stats, if it has them */

@@ -1262,9 +1262,9 @@ main (int argc, char **argv)
     gchar *stats = pr.stats ? gst_structure_to_string (pr.stats) : NULL;
 
     g_print ("frames=%u period_ms=%.3f inside_us=%.1f cores=%.3f "
-        "faults=%.0f frame_bytes=%" G_GSIZE_FORMAT " ok=%d stats=%s\n",
-        pr.frames, pr.period_ms, pr.inside_us, pr.cores, pr.faults,
-        pr.frame_size, ok, stats ? stats : "none");
+        "steady_cores=%.3f faults=%.0f frame_bytes=%" G_GSIZE_FORMAT
+        " ok=%d stats=%s\n", pr.frames, pr.period_ms, pr.inside_us, pr.cores,
+        pr.steady_cores, pr.faults, pr.frame_size, ok, stats ? stats : "none");
     g_free (stats);
     if (pr.stats)
       gst_structure_free (pr.stats);
