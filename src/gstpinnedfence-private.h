@@ -56,6 +56,13 @@ G_GNUC_INTERNAL
 gboolean             gst_pinned_fence_pace          (GstPinnedFence * fence,
                                                      GError ** error);
 
+/* Where another stream of the process copies the same way as @stream on
+ * its device, waits until @stream's copies so far are done: each takes the
+ * copy engine in turn (see gstpinnedstream.c). At once otherwise. */
+G_GNUC_INTERNAL
+gboolean             gst_pinned_fence_wait_turn     (GstPinnedStream * stream,
+                                                     GError ** error);
+
 /* How often the calling thread waited on the host for a fence so far, and
  * for how long in all (ns). */
 G_GNUC_INTERNAL

@@ -345,8 +345,6 @@ gst_pinned_stream_record_fence_current (GstPinnedStream * stream,
     fence->track = g_atomic_rc_box_acquire (track);
     fence->seq = ++track->last_seq;
     g_atomic_int_set (&fence->signaled, 0);
-    __atomic_store_n (&track->shared_lane,
-        gst_pinned_stream_lane_is_shared (stream), __ATOMIC_RELAXED);
 
     slot = fence->seq % GST_PINNED_FENCE_TRACK_RECENT;
     old = track->recent[slot];

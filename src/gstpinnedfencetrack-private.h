@@ -47,9 +47,6 @@ struct _GstPinnedFenceTrack
    * keeps up with the host; 0 where it runs ahead (gst_pinned_fence_pace()).
    * A hint: a racing update costs a question at most. */
   guint pace_look;
-  /* Atomic: another stream copies the same way on the device (set with
-   * each fence): the gate lets this stream's queue run empty. */
-  gboolean shared_lane;
 };
 
 struct _GstPinnedFence

@@ -53,12 +53,11 @@ struct _GstPinnedStream
 
 static guint64 next_stream_id = 1;
 
-/* Streams that copy each way, per device, in this process. Within one CUDA
- * context the GPU does not share a copy engine fairly between streams: a
- * stream whose queue never runs empty keeps the engine, and another one
- * copying the same way on that device waits (two 4K round trips on one
- * H100 in one process: 20,610 frames against 24 in 30 s). The gates of
- * such streams let their queues run empty (gstpinnedfencewait.c). */
+/* Streams that copy each way, per device, in this process, from their
+ * first copy until they go. Within one CUDA context the GPU does not share
+ * a copy engine fairly between streams: a stream whose queue never runs
+ * empty keeps it. Streams that share one take turns
+ * (gst_pinned_fence_wait_turn()). */
 #define LANE_DEVICES 64
 static gint lane_streams[LANE_DEVICES][2];
 

@@ -127,14 +127,14 @@ count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-/* Two round trips on one device in one process, as fast as the copies go.
+/* Two pipelines on one device in one process, as fast as the copies go.
  * Within a CUDA context the GPU does not share a copy engine fairly between
  * streams by itself: one whose queue never runs empty keeps it (on an
- * H100: 20,610 frames against 24 in 30 s). Each must get its share: where
- * the upload paces a source that costs nothing (one frame, frozen: the
- * pace) and where the source waits for the upload's pool (the gate). On
- * the stand-in every copy takes a millisecond and its copy engines are
- * shared as the GPU's. */
+ * H100: 20,610 frames against 24 in 30 s). Each must get its share: round
+ * trips of a frozen frame (a source that costs nothing), uploads whose
+ * source waits for the upload's pool (the gate), downloads of a frozen
+ * device frame into the download's pool (the pace). On the stand-in every
+ * copy takes a millisecond and its copy engines are shared as the GPU's. */
 static void
 check_share (const gchar * source)
 {
@@ -202,7 +202,10 @@ GST_START_TEST (test_streams_share_a_device)
       "fakesink name=sink sync=false");
   check_share ("videotestsrc pattern=black ! "
       "video/x-raw,format=%s,framerate=30/1 ! "
-      "pinnedupload device-id=0 ! pinneddownload device-id=0 ! "
+      "pinnedupload device-id=0 ! fakesink name=sink sync=false");
+  check_share ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=%s,framerate=30/1 ! pinnedupload device-id=0 ! "
+      "imagefreeze ! pinneddownload device-id=0 ! "
       "fakesink name=sink sync=false");
 }
 

@@ -507,7 +507,10 @@ struct CUstream_st
 /* The copy engines of a device, one each way, shared by its streams as
  * the GPU shares them within a context: the stream that has an engine
  * keeps it while its queue holds more work, and another stream's copy
- * that way waits until that queue runs empty or reaches a wait. A stream
+ * that way waits until that queue runs empty or reaches a wait; then the
+ * engine goes to the stream that has waited longest, as the GPU switches
+ * to a queue with work at once (a released engine that anyone could grab
+ * would go to whichever thread the host's scheduler runs first). A stream
  * has one engine at a time. (Copies of a held-back delay show it.) */
 enum
 {
@@ -521,6 +524,7 @@ typedef struct
   GMutex lock;
   GCond cond;
   Stream *owner;
+  GQueue waiting;               /* streams, longest waiting first */
 } Engine;
 
 static Engine engines[MAX_DEVICES][2];
@@ -663,7 +667,7 @@ engine_release (Stream * s, gint * held)
     return;
   e = &engines[s->device][*held];
   g_mutex_lock (&e->lock);
-  e->owner = NULL;
+  e->owner = g_queue_pop_head (&e->waiting);
   g_cond_broadcast (&e->cond);
   g_mutex_unlock (&e->lock);
   *held = ENGINE_NONE;
@@ -679,9 +683,13 @@ engine_acquire (Stream * s, gint engine, gint * held)
   engine_release (s, held);
   e = &engines[s->device][engine];
   g_mutex_lock (&e->lock);
-  while (e->owner != NULL)
-    g_cond_wait (&e->cond, &e->lock);
-  e->owner = s;
+  if (e->owner == NULL) {
+    e->owner = s;
+  } else {
+    g_queue_push_tail (&e->waiting, s);
+    while (e->owner != s)
+      g_cond_wait (&e->cond, &e->lock);
+  }
   g_mutex_unlock (&e->lock);
   *held = engine;
 }
