@@ -63,10 +63,12 @@ G_GNUC_INTERNAL
 gboolean             gst_pinned_fence_wait_turn     (GstPinnedStream * stream,
                                                      GError ** error);
 
-/* How often the calling thread waited on the host for a fence so far, and
- * for how long in all (ns). */
+/* How often the calling thread waited on the host for a fence so far, for
+ * how long in all (ns), and how many of its frames took a turn at a shared
+ * copy engine (gst_pinned_fence_wait_turn(), whether it waited or not). */
 G_GNUC_INTERNAL
 void                 gst_pinned_fence_get_thread_waits (guint64 * waits,
-                                                        guint64 * ns);
+                                                        guint64 * ns,
+                                                        guint64 * turns);
 
 G_END_DECLS

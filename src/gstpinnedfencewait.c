@@ -68,6 +68,7 @@ gst_pinned_fence_wait_blocks (void)
  * elements' statistics: one thread's own, so no lock or atomics. */
 static _Thread_local guint64 thread_waits;
 static _Thread_local guint64 thread_wait_ns;
+static _Thread_local guint64 thread_turns;
 
 /* A sleep of 2 us takes 50 to 60 us where the thread's timer slack is the
  * kernel's default (50 us), about a frame's copy at 1080p: a gate that
@@ -377,8 +378,10 @@ gst_pinned_fence_wait_turn (GstPinnedStream * stream, GError ** error)
   GstPinnedFence *newest = NULL;
   gboolean ok;
 
-  if (!gst_pinned_stream_lane_is_shared (stream) ||
-      (track = gst_pinned_stream_get_track (stream)) == NULL)
+  if (!gst_pinned_stream_lane_is_shared (stream))
+    return TRUE;
+  thread_turns++;
+  if ((track = gst_pinned_stream_get_track (stream)) == NULL)
     return TRUE;
 
   g_mutex_lock (&track->lock);
@@ -398,8 +401,10 @@ gst_pinned_fence_wait_turn (GstPinnedStream * stream, GError ** error)
 }
 
 void
-gst_pinned_fence_get_thread_waits (guint64 * waits, guint64 * ns)
+gst_pinned_fence_get_thread_waits (guint64 * waits, guint64 * ns,
+    guint64 * turns)
 {
   *waits = thread_waits;
   *ns = thread_wait_ns;
+  *turns = thread_turns;
 }

@@ -45,6 +45,7 @@ typedef struct
   guint64 paths[GST_PINNED_PATH_LAST];
   guint64 host_waits;
   guint64 host_wait_ns;
+  guint64 turns;
   guint64 gpu_samples;
   guint64 gpu_ns;
   GstPinnedGpuTimer timer;
@@ -68,11 +69,13 @@ G_GNUC_INTERNAL
 void     gst_pinned_stats_add_copy     (GstPinnedStats * stats,
                                         const GstPinnedTransferReport * report);
 
-/* Counts the host waits of the streaming thread since @waits, @ns */
+/* Counts the host waits and turns of the streaming thread since @waits,
+ * @ns, @turns */
 G_GNUC_INTERNAL
 void     gst_pinned_stats_add_waits    (GstPinnedStats * stats,
                                         guint64 waits,
-                                        guint64 ns);
+                                        guint64 ns,
+                                        guint64 turns);
 
 /* Makes the timing events, once with the stream; without them nothing is
  * timed. */

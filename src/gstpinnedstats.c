@@ -202,6 +202,7 @@ gst_pinned_stats_reset (GstPinnedStats * stats)
     STAT_SET_ZERO (stats->paths[i]);
   STAT_SET_ZERO (stats->host_waits);
   STAT_SET_ZERO (stats->host_wait_ns);
+  STAT_SET_ZERO (stats->turns);
   STAT_SET_ZERO (stats->gpu_samples);
   STAT_SET_ZERO (stats->gpu_ns);
   g_mutex_lock (&stats->timer.lock);
@@ -229,15 +230,18 @@ gst_pinned_stats_add_copy (GstPinnedStats * stats,
 }
 
 void
-gst_pinned_stats_add_waits (GstPinnedStats * stats, guint64 waits, guint64 ns)
+gst_pinned_stats_add_waits (GstPinnedStats * stats, guint64 waits, guint64 ns,
+    guint64 turns)
 {
-  guint64 waits_now, ns_now;
+  guint64 waits_now, ns_now, turns_now;
 
-  gst_pinned_fence_get_thread_waits (&waits_now, &ns_now);
+  gst_pinned_fence_get_thread_waits (&waits_now, &ns_now, &turns_now);
   if (waits_now != waits) {
     GST_PINNED_STAT_ADD (stats->host_waits, waits_now - waits);
     GST_PINNED_STAT_ADD (stats->host_wait_ns, ns_now - ns);
   }
+  if (turns_now != turns)
+    GST_PINNED_STAT_ADD (stats->turns, turns_now - turns);
 }
 
 GstStructure *
@@ -260,6 +264,7 @@ gst_pinned_stats_to_structure (GstPinnedStats * stats,
       "gpu-time-per-frame", G_TYPE_UINT64, samples ? gpu_ns / samples : 0,
       "host-waits", G_TYPE_UINT64, STAT_GET (stats->host_waits),
       "host-wait-time", G_TYPE_UINT64, STAT_GET (stats->host_wait_ns),
+      "turns", G_TYPE_UINT64, STAT_GET (stats->turns),
       "pageable-buffers", G_TYPE_UINT64, STAT_GET (stats->pageable_buffers),
       "locked", G_TYPE_UINT64,
       STAT_GET (stats->paths[GST_PINNED_PATH_LOCKED]),
@@ -304,6 +309,9 @@ gst_pinned_stats_to_structure (GstPinnedStats * stats,
  *   and how long in all, the element's streaming thread waited on the
  *   host for GPU work (a pool whose oldest buffer's copy still ran, a copy
  *   into memory without fences)
+ * * `turns` (#guint64): frames whose copies took their turn at a copy
+ *   engine that another pipeline of the process used too (lately): each
+ *   waited for its stream's earlier copies first
  * * `pageable-buffers` (#guint64): frames with host memory that was not
  *   gst-pinned page-locked memory (pinnedupload: upstream did not write
  *   into the offered pool), and their memories by the way they went:

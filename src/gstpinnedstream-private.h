@@ -71,13 +71,14 @@ typedef enum
   GST_PINNED_LANE_TO_HOST,
 } GstPinnedLane;
 
-/* Notes the way @stream copies, once (its first copy decides). */
+/* Notes a copy of @stream's going @lane (its first copy decides the way
+ * it goes), before each frame's copies. */
 G_GNUC_INTERNAL
 void                 gst_pinned_stream_note_lane   (GstPinnedStream * stream,
                                                     GstPinnedLane lane);
 
-/* Whether another stream of this process copies the same way on the same
- * device now. */
+/* Whether another stream of this process copied the same way on the same
+ * device lately (in the last 100 ms). */
 G_GNUC_INTERNAL
 gboolean             gst_pinned_stream_lane_is_shared (GstPinnedStream * stream);
 

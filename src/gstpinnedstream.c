@@ -49,17 +49,24 @@ struct _GstPinnedStream
   /* Atomic: the way its copies go (GstPinnedLane), set by the first. */
   gint lane;
   gint lane_device;
+  /* Atomic: when it last saw another stream's copy in its lane (us). */
+  gint64 other_us;
 };
 
 static guint64 next_stream_id = 1;
 
-/* Streams that copy each way, per device, in this process, from their
- * first copy until they go. Within one CUDA context the GPU does not share
- * a copy engine fairly between streams: a stream whose queue never runs
- * empty keeps it. Streams that share one take turns
- * (gst_pinned_fence_wait_turn()). */
+/* Within one CUDA context the GPU does not share a copy engine fairly
+ * between streams: a stream whose queue never runs empty keeps it. Streams
+ * that share one take turns (gst_pinned_fence_wait_turn()). A lane (a
+ * device's engine one way) is shared for a stream while another stream of
+ * the process copied that way in the last LANE_QUIET_US: an idle or paused
+ * pipeline does not make a streaming one wait. Each lane keeps the last
+ * copier's id and time; both are hints, so a racing pair of them costs one
+ * turn too many or too few. */
 #define LANE_DEVICES 64
-static gint lane_streams[LANE_DEVICES][2];
+#define LANE_QUIET_US (100 * 1000)
+static guint64 lane_last_id[LANE_DEVICES][2];
+static gint64 lane_last_us[LANE_DEVICES][2];
 
 GST_DEFINE_MINI_OBJECT_TYPE (GstPinnedStream, gst_pinned_stream);
 
@@ -73,9 +80,6 @@ gst_pinned_stream_free (GstPinnedStream * stream)
   }
   if (stream->track)
     stream->track_close (stream->track);
-  if (stream->lane != GST_PINNED_LANE_NONE)
-    g_atomic_int_dec_and_test (&lane_streams[stream->lane_device][stream->lane
-            - 1]);
   gst_object_unref (stream->context);
   g_mutex_clear (&stream->wait_lock);
   g_free (stream);
@@ -293,26 +297,37 @@ gst_pinned_stream_set_waited (GstPinnedStream * stream, guint64 id, guint64 seq)
 void
 gst_pinned_stream_note_lane (GstPinnedStream * stream, GstPinnedLane lane)
 {
-  gint device;
+  gint device, way;
+  gint64 now;
 
-  if (G_LIKELY (g_atomic_int_get (&stream->lane) != GST_PINNED_LANE_NONE) ||
-      lane == GST_PINNED_LANE_NONE)
+  if (lane == GST_PINNED_LANE_NONE)
     return;
-  device = gst_pinned_context_get_device_id (stream->context);
-  if (device < 0 || device >= LANE_DEVICES)
-    return;
-  /* Several elements may copy on one stream (shared-stream): one counts. */
-  stream->lane_device = device;
-  if (g_atomic_int_compare_and_exchange (&stream->lane, GST_PINNED_LANE_NONE,
-          lane))
-    g_atomic_int_inc (&lane_streams[device][lane - 1]);
+  /* Several elements may copy on one stream (shared-stream): the first
+   * copy's way is the stream's. */
+  if (g_atomic_int_get (&stream->lane) == GST_PINNED_LANE_NONE) {
+    device = gst_pinned_context_get_device_id (stream->context);
+    if (device < 0 || device >= LANE_DEVICES)
+      return;
+    stream->lane_device = device;
+    g_atomic_int_compare_and_exchange (&stream->lane, GST_PINNED_LANE_NONE,
+        lane);
+  }
+  device = stream->lane_device;
+  way = g_atomic_int_get (&stream->lane) - 1;
+  now = g_get_monotonic_time ();
+  if (__atomic_load_n (&lane_last_id[device][way], __ATOMIC_RELAXED) !=
+      stream->id)
+    __atomic_store_n (&stream->other_us, __atomic_load_n (&lane_last_us
+            [device][way], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+  __atomic_store_n (&lane_last_id[device][way], stream->id, __ATOMIC_RELAXED);
+  __atomic_store_n (&lane_last_us[device][way], now, __ATOMIC_RELAXED);
 }
 
 gboolean
 gst_pinned_stream_lane_is_shared (GstPinnedStream * stream)
 {
-  gint lane = g_atomic_int_get (&stream->lane);
+  gint64 other = __atomic_load_n (&stream->other_us, __ATOMIC_RELAXED);
 
-  return lane != GST_PINNED_LANE_NONE &&
-      g_atomic_int_get (&lane_streams[stream->lane_device][lane - 1]) > 1;
+  return g_atomic_int_get (&stream->lane) != GST_PINNED_LANE_NONE &&
+      other > 0 && g_get_monotonic_time () - other < LANE_QUIET_US;
 }

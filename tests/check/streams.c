@@ -127,6 +127,23 @@ count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+/* The turns a copy element took (its `stats`). */
+static guint64
+turns_of (GstElement * pipeline)
+{
+  GstElement *el = gst_bin_get_by_name (GST_BIN (pipeline), "el");
+  GstStructure *stats = NULL;
+  guint64 turns = 0;
+
+  fail_unless (el != NULL);
+  g_object_get (el, "stats", &stats, NULL);
+  fail_unless (stats != NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "turns", &turns));
+  gst_structure_free (stats);
+  gst_object_unref (el);
+  return turns;
+}
+
 /* Two pipelines on one device in one process, as fast as the copies go.
  * Within a CUDA context the GPU does not share a copy engine fairly between
  * streams by itself: one whose queue never runs empty keeps it (on an
@@ -143,6 +160,7 @@ check_share (const gchar * source)
       "RGBA,width=3840,height=2160";
   Sharer sharers[2];
   gint before[2], after[2];
+  guint64 turns[2];
   guint i;
 
   if (fake)
@@ -172,8 +190,10 @@ check_share (const gchar * source)
   for (i = 0; i < 2; i++)
     before[i] = g_atomic_int_get (&sharers[i].frames);
   g_usleep (pinned_test_ms (2000) * 1000);
-  for (i = 0; i < 2; i++)
+  for (i = 0; i < 2; i++) {
     after[i] = g_atomic_int_get (&sharers[i].frames) - before[i];
+    turns[i] = turns_of (sharers[i].pipeline);
+  }
 
   for (i = 0; i < 2; i++) {
     GstBus *bus = gst_element_get_bus (sharers[i].pipeline);
@@ -192,21 +212,69 @@ check_share (const gchar * source)
   /* Fair within a factor of two. */
   fail_unless (MIN (after[0], after[1]) * 2 >= MAX (after[0], after[1]),
       "%s: unfair: %d against %d frames", source, after[0], after[1]);
+  /* Each took its turns, which its statistics count. */
+  fail_unless (turns[0] > 0 && turns[1] > 0, "%s: turns %" G_GUINT64_FORMAT
+      " and %" G_GUINT64_FORMAT, source, turns[0], turns[1]);
 }
 
 GST_START_TEST (test_streams_share_a_device)
 {
   check_share ("videotestsrc num-buffers=1 ! "
       "video/x-raw,format=%s,framerate=30/1 ! imagefreeze ! "
-      "pinnedupload device-id=0 ! pinneddownload device-id=0 ! "
+      "pinnedupload name=el device-id=0 ! pinneddownload device-id=0 ! "
       "fakesink name=sink sync=false");
   check_share ("videotestsrc pattern=black ! "
       "video/x-raw,format=%s,framerate=30/1 ! "
-      "pinnedupload device-id=0 ! fakesink name=sink sync=false");
+      "pinnedupload name=el device-id=0 ! fakesink name=sink sync=false");
   check_share ("videotestsrc num-buffers=1 ! "
       "video/x-raw,format=%s,framerate=30/1 ! pinnedupload device-id=0 ! "
-      "imagefreeze ! pinneddownload device-id=0 ! "
+      "imagefreeze ! pinneddownload name=el device-id=0 ! "
       "fakesink name=sink sync=false");
+}
+
+GST_END_TEST;
+
+/* A stream takes turns only while another stream of the process copied the
+ * same way on the device lately: a paused neighbour (its streams alive, no
+ * copies) does not make a streaming pipeline wait at every frame. */
+GST_START_TEST (test_streams_idle_neighbour)
+{
+  const gchar *launch = "videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGBA,width=320,height=180,framerate=30/1 ! "
+      "imagefreeze ! pinnedupload name=el device-id=0 ! "
+      "pinneddownload device-id=0 ! fakesink sync=false";
+  GstElement *idle, *busy;
+  guint64 turns;
+
+  if (pinned_test_is_fake ())
+    pinned_test_set_copy_delay (1);
+  idle = gst_parse_launch (launch, NULL);
+  busy = gst_parse_launch (launch, NULL);
+  fail_unless (idle != NULL && busy != NULL);
+
+  /* The neighbour copies, then pauses for longer than a lane stays shared
+   * (100 ms). */
+  fail_unless (gst_element_set_state (idle, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_usleep (pinned_test_ms (300) * 1000);
+  fail_unless (gst_element_set_state (idle, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_usleep (pinned_test_ms (300) * 1000);
+
+  fail_unless (gst_element_set_state (busy, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_usleep (pinned_test_ms (500) * 1000);
+  turns = turns_of (busy);
+
+  gst_element_set_state (busy, GST_STATE_NULL);
+  gst_element_set_state (idle, GST_STATE_NULL);
+  gst_object_unref (busy);
+  gst_object_unref (idle);
+  pinned_test_reset ();
+
+  /* Its first frame may still see the neighbour's last copy (300 ms ago:
+   * not lately), so none at all. */
+  fail_unless_equals_uint64 (turns, 0);
 }
 
 GST_END_TEST;
@@ -221,6 +289,7 @@ streams_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_streams_over_devices);
   tcase_add_test (tc, test_streams_share_a_device);
+  tcase_add_test (tc, test_streams_idle_neighbour);
   return s;
 }
 
