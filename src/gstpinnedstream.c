@@ -70,6 +70,21 @@ static gint64 lane_last_us[LANE_DEVICES][2];
 
 GST_DEFINE_MINI_OBJECT_TYPE (GstPinnedStream, gst_pinned_stream);
 
+/* A stream that goes was its lane's last copier: the next copier of the
+ * lane does not take turns with it. */
+static void
+lane_leave (GstPinnedStream * stream)
+{
+  gint lane = g_atomic_int_get (&stream->lane);
+  guint64 id = stream->id;
+
+  if (lane != GST_PINNED_LANE_NONE &&
+      __atomic_compare_exchange_n (&lane_last_id[stream->lane_device][lane -
+              1], &id, 0, FALSE, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    __atomic_store_n (&lane_last_us[stream->lane_device][lane - 1], 0,
+        __ATOMIC_RELAXED);
+}
+
 static void
 gst_pinned_stream_free (GstPinnedStream * stream)
 {
@@ -80,6 +95,7 @@ gst_pinned_stream_free (GstPinnedStream * stream)
   }
   if (stream->track)
     stream->track_close (stream->track);
+  lane_leave (stream);
   gst_object_unref (stream->context);
   g_mutex_clear (&stream->wait_lock);
   g_free (stream);
