@@ -56,9 +56,9 @@ G_GNUC_INTERNAL
 gboolean             gst_pinned_fence_pace          (GstPinnedFence * fence,
                                                      GError ** error);
 
-/* Where another stream of the process copies the same way as @stream on
- * its device, waits until @stream's copies so far are done: each takes the
- * copy engine in turn (see gstpinnedstream.c). At once otherwise. */
+/* For a stream that shares its copy engine (gst_pinned_stream_note_lane()
+ * said so): waits until @stream's copies so far are done, so that each
+ * stream takes the engine in turn (see gstpinnedstream.c). */
 G_GNUC_INTERNAL
 gboolean             gst_pinned_fence_wait_turn     (GstPinnedStream * stream,
                                                      GError ** error);

@@ -368,7 +368,8 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
  * round trips on one H100 in one process: 20,610 frames against 24 in
  * 30 s). A host that refills its stream's queue just before it runs empty
  * never waits at a gate or the pace, so where a stream shares its engine,
- * each frame first waits for its stream's copies so far: the queue runs
+ * each frame first waits for its stream's copies so far (the caller asks
+ * gst_pinned_stream_note_lane() whether it does): the queue runs
  * empty at every frame, the engine goes to the next stream with work, and
  * the other streams keep it busy while this host wakes. */
 gboolean
@@ -378,8 +379,6 @@ gst_pinned_fence_wait_turn (GstPinnedStream * stream, GError ** error)
   GstPinnedFence *newest = NULL;
   gboolean ok;
 
-  if (!gst_pinned_stream_lane_is_shared (stream))
-    return TRUE;
   thread_turns++;
   if ((track = gst_pinned_stream_get_track (stream)) == NULL)
     return TRUE;

@@ -72,14 +72,11 @@ typedef enum
 } GstPinnedLane;
 
 /* Notes a copy of @stream's going @lane (its first copy decides the way
- * it goes), before each frame's copies. */
+ * it goes), before each frame's copies. Returns whether another stream of
+ * this process copied the same way on the same device lately (in the last
+ * 100 ms): then @stream takes its turn (gst_pinned_fence_wait_turn()). */
 G_GNUC_INTERNAL
-void                 gst_pinned_stream_note_lane   (GstPinnedStream * stream,
+gboolean             gst_pinned_stream_note_lane   (GstPinnedStream * stream,
                                                     GstPinnedLane lane);
-
-/* Whether another stream of this process copied the same way on the same
- * device lately (in the last 100 ms). */
-G_GNUC_INTERNAL
-gboolean             gst_pinned_stream_lane_is_shared (GstPinnedStream * stream);
 
 G_END_DECLS

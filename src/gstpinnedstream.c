@@ -310,20 +310,20 @@ gst_pinned_stream_set_waited (GstPinnedStream * stream, guint64 id, guint64 seq)
   g_mutex_unlock (&stream->wait_lock);
 }
 
-void
+gboolean
 gst_pinned_stream_note_lane (GstPinnedStream * stream, GstPinnedLane lane)
 {
   gint device, way;
-  gint64 now;
+  gint64 now, other;
 
   if (lane == GST_PINNED_LANE_NONE)
-    return;
+    return FALSE;
   /* Several elements may copy on one stream (shared-stream): the first
    * copy's way is the stream's. */
   if (g_atomic_int_get (&stream->lane) == GST_PINNED_LANE_NONE) {
     device = gst_pinned_context_get_device_id (stream->context);
     if (device < 0 || device >= LANE_DEVICES)
-      return;
+      return FALSE;
     stream->lane_device = device;
     g_atomic_int_compare_and_exchange (&stream->lane, GST_PINNED_LANE_NONE,
         lane);
@@ -337,13 +337,7 @@ gst_pinned_stream_note_lane (GstPinnedStream * stream, GstPinnedLane lane)
             [device][way], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
   __atomic_store_n (&lane_last_id[device][way], stream->id, __ATOMIC_RELAXED);
   __atomic_store_n (&lane_last_us[device][way], now, __ATOMIC_RELAXED);
-}
 
-gboolean
-gst_pinned_stream_lane_is_shared (GstPinnedStream * stream)
-{
-  gint64 other = __atomic_load_n (&stream->other_us, __ATOMIC_RELAXED);
-
-  return g_atomic_int_get (&stream->lane) != GST_PINNED_LANE_NONE &&
-      other > 0 && g_get_monotonic_time () - other < LANE_QUIET_US;
+  other = __atomic_load_n (&stream->other_us, __ATOMIC_RELAXED);
+  return other > 0 && now - other < LANE_QUIET_US;
 }
