@@ -148,10 +148,11 @@ turns_of (GstElement * pipeline)
  * Within a CUDA context the GPU does not share a copy engine fairly between
  * streams by itself: one whose queue never runs empty keeps it (on an
  * H100: 20,610 frames against 24 in 30 s). Each must get its share: round
- * trips of a frozen frame (a source that costs nothing), uploads whose
- * source waits for the upload's pool (the gate), downloads of a frozen
- * device frame into the download's pool (the pace). On the stand-in every
- * copy takes a millisecond and its copy engines are shared as the GPU's. */
+ * trips of a frozen frame (a source that costs nothing), in batches and
+ * each frame alone, uploads whose source waits for the upload's pool (the
+ * gate), downloads of a frozen device frame into the download's pool (the
+ * pace). On the stand-in every copy takes a millisecond and its copy
+ * engines are shared as the GPU's. */
 static void
 check_share (const gchar * source)
 {
@@ -223,6 +224,11 @@ GST_START_TEST (test_streams_share_a_device)
       "video/x-raw,format=%s,framerate=30/1 ! imagefreeze ! "
       "pinnedupload name=el device-id=0 ! pinneddownload device-id=0 ! "
       "fakesink name=sink sync=false");
+  /* Frames copied alone, not in batches (gst_pinned_transfer_video_frame()). */
+  check_share ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=%s,framerate=30/1 ! imagefreeze ! "
+      "pinnedupload name=el device-id=0 batch=1 ! "
+      "pinneddownload device-id=0 batch=1 ! fakesink name=sink sync=false");
   check_share ("videotestsrc pattern=black ! "
       "video/x-raw,format=%s,framerate=30/1 ! "
       "pinnedupload name=el device-id=0 ! fakesink name=sink sync=false");
