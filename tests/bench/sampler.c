@@ -12,7 +12,10 @@
  * process's CPU time (200 by default) a
  * SIGPROF takes the backtrace of the thread that runs; at exit the samples
  * go to PREFIX.<pid>, one line each: "tid/thread-name lib+offset:symbol
- * ...", innermost first. tests/bench/sampler-report.py sums them up. */
+ * ...", innermost first. tests/bench/sampler-report.py sums them up.
+ * SAMPLER_SKIP_S and SAMPLER_FOR_S keep only the samples of a window of
+ * wall time (seconds after the process started, and how long): the steady
+ * state of a run without its start-up and teardown. */
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -36,19 +39,44 @@ static int tids[MAX_SAMPLES];
 static char names[MAX_SAMPLES][16];
 static int n_samples;
 static volatile int sampling;
+/* The window, CLOCK_MONOTONIC ns; 0: none. */
+static long long window_from, window_to;
 /* A POSIX timer, not setitimer(): an itimer survives exec(), and would
  * kill a child (gst-plugin-scanner) before its own handler is set. */
 static timer_t timer;
 
+static long long
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int
+in_window (void)
+{
+  long long now;
+
+  if (window_to == 0)
+    return 1;
+  now = now_ns ();
+  return now >= window_from && now < window_to;
+}
+
 static void
 on_sigprof (int sig, siginfo_t * info, void *context)
 {
-  int i = __atomic_fetch_add (&n_samples, 1, __ATOMIC_RELAXED);
+  int i;
 
   (void) sig;
   (void) info;
   (void) context;
-  if (!sampling || i >= MAX_SAMPLES)
+  if (!sampling || !in_window ())
+    return;
+  i = __atomic_fetch_add (&n_samples, 1, __ATOMIC_RELAXED);
+  if (i >= MAX_SAMPLES)
     return;
   depths[i] = backtrace (stacks[i], DEPTH);
   tids[i] = (int) syscall (SYS_gettid);
@@ -66,9 +94,15 @@ sampler_start (void)
   struct itimerspec it;
   void *warm[4];
   const char *us = getenv ("SAMPLER_US");
+  const char *skip = getenv ("SAMPLER_SKIP_S"), *len = getenv ("SAMPLER_FOR_S");
 
   if (!getenv ("SAMPLER_OUT"))
     return;
+  if (skip || len) {
+    window_from = now_ns () + (long long) ((skip ? atof (skip) : 0) * 1e9);
+    window_to = len ? window_from + (long long) (atof (len) * 1e9) :
+        (1LL << 62);
+  }
   /* The first backtrace() loads the unwinder, which allocates. */
   backtrace (warm, 4);
   memset (&sa, 0, sizeof sa);
