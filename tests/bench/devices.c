@@ -61,29 +61,38 @@ resident_mib (void)
 
 /* ---- the raw concurrent limit ------------------------------------------ */
 
+/* A sysfs attribute of @device's PCI function, or NULL. */
+static gchar *
+device_pci_attribute (guint device, const gchar * name)
+{
+  gchar bus[32], *lower, *path, *text = NULL;
+
+  if (cudaDeviceGetPCIBusId (bus, sizeof (bus), device) != cudaSuccess)
+    return NULL;
+  lower = g_ascii_strdown (bus, -1);
+  path = g_strdup_printf ("/sys/bus/pci/devices/%s/%s", lower, name);
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    text = NULL;
+  g_free (path);
+  g_free (lower);
+  return text;
+}
+
 /* The CPUs next to @device (sysfs local_cpulist of its PCI function) and
  * its NUMA node; FALSE where the host does not say. */
 static gboolean
 device_local_cpus (guint device, cpu_set_t * set, gint * node)
 {
-  gchar bus[32], *path, *text = NULL, **ranges;
+  gchar *text, **ranges;
   gboolean ok = FALSE;
   guint i;
 
   CPU_ZERO (set);
   *node = -1;
-  if (cudaDeviceGetPCIBusId (bus, sizeof (bus), device) != cudaSuccess)
-    return FALSE;
-  path = g_strdup_printf ("/sys/bus/pci/devices/%s/numa_node",
-      g_ascii_strdown (bus, -1));
-  if (g_file_get_contents (path, &text, NULL, NULL))
+  if ((text = device_pci_attribute (device, "numa_node")))
     *node = atoi (text);
   g_free (text);
-  text = NULL;
-  g_free (path);
-  path = g_strdup_printf ("/sys/bus/pci/devices/%s/local_cpulist",
-      g_ascii_strdown (bus, -1));
-  if (g_file_get_contents (path, &text, NULL, NULL)) {
+  if ((text = device_pci_attribute (device, "local_cpulist"))) {
     ranges = g_strsplit (g_strstrip (text), ",", -1);
     for (i = 0; ranges[i]; i++) {
       guint lo = 0, hi = 0, c;
@@ -97,7 +106,6 @@ device_local_cpus (guint device, cpu_set_t * set, gint * node)
     ok = CPU_COUNT (set) > 0;
   }
   g_free (text);
-  g_free (path);
   return ok;
 }
 
