@@ -97,14 +97,8 @@ pull_and_check (GstHarness * h, const GstVideoInfo * info, GstBuffer ** in,
 static guint64
 stat_of (GstHarness * h, const gchar * factory, const gchar * field)
 {
-  GstStructure *stats;
-  guint64 v = 0;
-
-  g_object_get (pinned_test_get_transform (h->element, factory), "stats",
-      &stats, NULL);
-  gst_structure_get_uint64 (stats, field, &v);
-  gst_structure_free (stats);
-  return v;
+  return pinned_test_stat (GST_ELEMENT (pinned_test_get_transform
+          (h->element, factory)), field);
 }
 
 /* Odd sizes, three formats: nothing comes before the batch is full, then

@@ -28,7 +28,7 @@
 
 /* ---- helpers -------------------------------------------------------- */
 
-/* @info's caps in gst-pinned device memory. */
+/* @element's `stats`, checked to be gst-pinned's. */
 static GstStructure *
 stats_of (GstElement * element)
 {
@@ -38,18 +38,6 @@ stats_of (GstElement * element)
   fail_unless (stats != NULL);
   fail_unless (gst_structure_has_name (stats, "application/x-pinned-stats"));
   return stats;
-}
-
-static guint64
-stat_value (GstElement * element, const gchar * field)
-{
-  GstStructure *stats = stats_of (element);
-  guint64 v = 0;
-
-  fail_unless (gst_structure_get_uint64 (stats, field, &v), "no %s in %"
-      GST_PTR_FORMAT, field, stats);
-  gst_structure_free (stats);
-  return v;
 }
 
 static GstElement *
@@ -114,19 +102,19 @@ GST_START_TEST (test_stats_after_n_frames)
 
     GST_INFO ("%s: %" GST_PTR_FORMAT, names[i], stats);
     gst_structure_free (stats);
-    fail_unless_equals_uint64 (stat_value (el, "buffers"), n);
-    fail_unless_equals_uint64 (stat_value (el, "copies"), n);
-    fail_unless_equals_uint64 (stat_value (el, "bytes"),
+    fail_unless_equals_uint64 (pinned_test_stat (el, "buffers"), n);
+    fail_unless_equals_uint64 (pinned_test_stat (el, "copies"), n);
+    fail_unless_equals_uint64 (pinned_test_stat (el, "bytes"),
         (guint64) n * info.size);
-    fail_unless_equals_uint64 (stat_value (el, "pageable-buffers"), 0);
-    fail_unless_equals_uint64 (stat_value (el, "gpu-samples"), 2);
+    fail_unless_equals_uint64 (pinned_test_stat (el, "pageable-buffers"), 0);
+    fail_unless_equals_uint64 (pinned_test_stat (el, "gpu-samples"), 2);
     if (pinned_test_is_fake ())
-      fail_unless (stat_value (el, "gpu-time-per-frame") >= 2 * MS, "%"
-          G_GUINT64_FORMAT " ns", stat_value (el, "gpu-time-per-frame"));
+      fail_unless (pinned_test_stat (el, "gpu-time-per-frame") >= 2 * MS, "%"
+          G_GUINT64_FORMAT " ns", pinned_test_stat (el, "gpu-time-per-frame"));
     else
-      fail_unless (stat_value (el, "gpu-time-per-frame") > 0);
-    fail_unless (stat_value (el, "gpu-time-sampled") >=
-        2 * stat_value (el, "gpu-time-per-frame"));
+      fail_unless (pinned_test_stat (el, "gpu-time-per-frame") > 0);
+    fail_unless (pinned_test_stat (el, "gpu-time-sampled") >=
+        2 * pinned_test_stat (el, "gpu-time-per-frame"));
   }
   gst_harness_teardown (h);
 }
@@ -151,13 +139,13 @@ GST_START_TEST (test_stats_pageable_input)
   up = find (h, "pinnedupload");
   down = find (h, "pinneddownload");
 
-  fail_unless_equals_uint64 (stat_value (up, "buffers"), n);
-  fail_unless_equals_uint64 (stat_value (up, "pageable-buffers"), n);
+  fail_unless_equals_uint64 (pinned_test_stat (up, "buffers"), n);
+  fail_unless_equals_uint64 (pinned_test_stat (up, "pageable-buffers"), n);
   g_object_get (up, "pageable-stats", &detail, NULL);
   fail_unless (detail != NULL);
   for (i = 0; i < G_N_ELEMENTS (paths); i++) {
     fail_unless (gst_structure_get_uint64 (detail, paths[i], &v));
-    fail_unless_equals_uint64 (stat_value (up, paths[i]), v);
+    fail_unless_equals_uint64 (pinned_test_stat (up, paths[i]), v);
     sum += v;
   }
   gst_structure_free (detail);
@@ -167,7 +155,7 @@ GST_START_TEST (test_stats_pageable_input)
   fail_unless (gst_structure_has_field (detail, "copy-threads"));
   gst_structure_free (detail);
   /* The download's output is its own pool. */
-  fail_unless_equals_uint64 (stat_value (down, "pageable-buffers"), 0);
+  fail_unless_equals_uint64 (pinned_test_stat (down, "pageable-buffers"), 0);
 
   gst_harness_teardown (h);
 }
@@ -198,13 +186,13 @@ GST_START_TEST (test_stats_gpu_time_is_the_work)
   out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (pinned_test_frames_equal (in, out, &info));
 
-  fail_unless_equals_uint64 (stat_value (up, "gpu-samples"), 1);
-  fail_unless_equals_uint64 (stat_value (down, "gpu-samples"), 1);
+  fail_unless_equals_uint64 (pinned_test_stat (up, "gpu-samples"), 1);
+  fail_unless_equals_uint64 (pinned_test_stat (down, "gpu-samples"), 1);
   GST_INFO ("upload %" G_GUINT64_FORMAT " ns, download %" G_GUINT64_FORMAT
-      " ns", stat_value (up, "gpu-time-per-frame"), stat_value (down,
-          "gpu-time-per-frame"));
-  fail_unless (stat_value (up, "gpu-time-per-frame") < 100 * MS);
-  fail_unless (stat_value (down, "gpu-time-per-frame") < 100 * MS);
+      " ns", pinned_test_stat (up, "gpu-time-per-frame"),
+      pinned_test_stat (down, "gpu-time-per-frame"));
+  fail_unless (pinned_test_stat (up, "gpu-time-per-frame") < 100 * MS);
+  fail_unless (pinned_test_stat (down, "gpu-time-per-frame") < 100 * MS);
 
   gst_buffer_unref (in);
   gst_buffer_unref (out);
@@ -236,7 +224,7 @@ GST_START_TEST (test_stats_read_while_work_runs)
   pinned_test_fill_frame (in, &info, 1);
   out = pinned_test_push_and_pull (h, in);
 
-  fail_unless_equals_uint64 (stat_value (up, "gpu-samples"), 0);
+  fail_unless_equals_uint64 (pinned_test_stat (up, "gpu-samples"), 0);
   gst_buffer_unref (out);
   gst_harness_teardown (h);
   fail_unless_equals_uint64 (pinned_test_call_count
@@ -304,15 +292,16 @@ GST_START_TEST (test_stats_host_waits)
     pinned_test_reset ();
 
     if (own) {
-      fail_unless_equals_uint64 (stat_value (down, "host-waits"), 0);
-      fail_unless_equals_uint64 (stat_value (down, "host-wait-time"), 0);
+      fail_unless_equals_uint64 (pinned_test_stat (down, "host-waits"), 0);
+      fail_unless_equals_uint64 (pinned_test_stat (down, "host-wait-time"), 0);
     } else {
-      fail_unless (stat_value (down, "host-waits") >= 1);
-      fail_unless (stat_value (down, "host-wait-time") >= 20 * MS,
-          "%" G_GUINT64_FORMAT " ns", stat_value (down, "host-wait-time"));
+      fail_unless (pinned_test_stat (down, "host-waits") >= 1);
+      fail_unless (pinned_test_stat (down, "host-wait-time") >= 20 * MS,
+          "%" G_GUINT64_FORMAT " ns", pinned_test_stat (down,
+              "host-wait-time"));
     }
-    fail_unless_equals_uint64 (stat_value (up, "host-waits"), 0);
-    fail_unless_equals_uint64 (stat_value (up, "host-wait-time"), 0);
+    fail_unless_equals_uint64 (pinned_test_stat (up, "host-waits"), 0);
+    fail_unless_equals_uint64 (pinned_test_stat (up, "host-wait-time"), 0);
 
     gst_harness_teardown (h);
   }
@@ -333,11 +322,11 @@ GST_START_TEST (test_stats_filter)
       "pinneddownload", &info, 3, TRUE);
   filter = find (h, PINNED_TEST_FILTER);
 
-  fail_unless_equals_uint64 (stat_value (filter, "buffers"), 3);
-  fail_unless_equals_uint64 (stat_value (filter, "copies"), 0);
-  fail_unless_equals_uint64 (stat_value (filter, "gpu-samples"), 1);
-  fail_unless (stat_value (filter, "gpu-time-per-frame") >= 15 * MS, "%"
-      G_GUINT64_FORMAT " ns", stat_value (filter, "gpu-time-per-frame"));
+  fail_unless_equals_uint64 (pinned_test_stat (filter, "buffers"), 3);
+  fail_unless_equals_uint64 (pinned_test_stat (filter, "copies"), 0);
+  fail_unless_equals_uint64 (pinned_test_stat (filter, "gpu-samples"), 1);
+  fail_unless (pinned_test_stat (filter, "gpu-time-per-frame") >= 15 * MS, "%"
+      G_GUINT64_FORMAT " ns", pinned_test_stat (filter, "gpu-time-per-frame"));
 
   gst_harness_teardown (h);
 }
@@ -358,16 +347,16 @@ GST_START_TEST (test_stats_kept_until_restart)
   GstMessage *msg;
   guint64 before, at_eos, stopped, restarted;
 
-  before = stat_value (up, "buffers");
+  before = pinned_test_stat (up, "buffers");
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  at_eos = stat_value (up, "buffers");
+  at_eos = pinned_test_stat (up, "buffers");
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  stopped = stat_value (up, "buffers");
+  stopped = pinned_test_stat (up, "buffers");
   gst_element_set_state (pipeline, GST_STATE_PAUSED);
   gst_element_get_state (pipeline, NULL, NULL, 30 * GST_SECOND);
-  restarted = stat_value (up, "buffers");
+  restarted = pinned_test_stat (up, "buffers");
   gst_element_set_state (pipeline, GST_STATE_NULL);
 
   fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
@@ -534,7 +523,7 @@ GST_START_TEST (test_warning_names_upstream_once)
   fail_unless_equals_int (n, 1);
   fail_unless (strstr (line, " dropper (GstIdentity) through q does not "
           "write") != NULL, "%s", line);
-  fail_unless_equals_uint64 (stat_value (up, "pageable-buffers"), 8);
+  fail_unless_equals_uint64 (pinned_test_stat (up, "pageable-buffers"), 8);
 
   g_free (line);
   gst_message_unref (msg);
@@ -572,7 +561,8 @@ GST_START_TEST (test_warning_once_per_caps)
   line = last_warning (log);
   log_stop (log);
   fail_unless (strstr (line, "the pad ") != NULL, "%s", line);
-  fail_unless_equals_uint64 (stat_value (h->element, "pageable-buffers"), 6);
+  fail_unless_equals_uint64 (pinned_test_stat (h->element, "pageable-buffers"),
+      6);
   g_free (line);
 
   gst_harness_teardown (h);

@@ -127,19 +127,15 @@ count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-/* The turns a copy element took (its `stats`). */
+/* The turns the copy element named el took (its `stats`). */
 static guint64
 turns_of (GstElement * pipeline)
 {
   GstElement *el = gst_bin_get_by_name (GST_BIN (pipeline), "el");
-  GstStructure *stats = NULL;
-  guint64 turns = 0;
+  guint64 turns;
 
   fail_unless (el != NULL);
-  g_object_get (el, "stats", &stats, NULL);
-  fail_unless (stats != NULL);
-  fail_unless (gst_structure_get_uint64 (stats, "turns", &turns));
-  gst_structure_free (stats);
+  turns = pinned_test_stat (el, "turns");
   gst_object_unref (el);
   return turns;
 }

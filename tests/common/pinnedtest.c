@@ -930,3 +930,17 @@ pinned_test_marked_frame (GstBuffer * in, const GstVideoInfo * info,
   gst_video_frame_unmap (&fin);
   return out;
 }
+
+guint64
+pinned_test_stat (GstElement * element, const gchar * field)
+{
+  GstStructure *stats = NULL;
+  guint64 v = 0;
+
+  g_object_get (element, "stats", &stats, NULL);
+  fail_unless (stats != NULL);
+  fail_unless (gst_structure_get_uint64 (stats, field, &v), "no %s in %"
+      GST_PTR_FORMAT, field, stats);
+  gst_structure_free (stats);
+  return v;
+}

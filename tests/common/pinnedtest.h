@@ -143,4 +143,9 @@ GstCaps  *pinned_test_device_caps     (const GstVideoInfo * info);
 GstPinnedBaseTransform *pinned_test_get_transform (GstElement * element,
                                                    const gchar * factory);
 
+/* The guint64 @field of @element's `stats`; fails the test where it has
+ * none. */
+guint64   pinned_test_stat              (GstElement * element,
+                                         const gchar * field);
+
 G_END_DECLS
