@@ -200,7 +200,6 @@ GST_START_TEST (test_in_place_filter_pool_for_cuda_memory)
   GstBus *bus;
   guint min = 0;
   guint64 copies = 0;
-  GstStructure *stats = NULL;
 
   if (gst_element_factory_find ("cudaupload") == NULL) {
     fail_if (pinned_test_is_fake (), "no cudaupload on the stand-ins");
@@ -223,9 +222,7 @@ GST_START_TEST (test_in_place_filter_pool_for_cuda_memory)
     gst_structure_free (config);
     gst_object_unref (pool);
   }
-  g_object_get (busy, "stats", &stats, NULL);
-  gst_structure_get_uint64 (stats, "copies", &copies);
-  gst_structure_free (stats);
+  copies = pinned_test_stat (busy, "copies");
   gst_element_set_state (pipeline, GST_STATE_NULL);
 
   fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
