@@ -323,14 +323,16 @@ gst_pinned_base_transform_stop (GstBaseTransform * trans)
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
 
+  /* The batch timer first: a batch it flushes is timed with the events
+   * closed below (valgrind saw one read after they were freed). */
+  gst_pinned_batch_stop_timer (priv->batch);
+  gst_pinned_batch_drop (priv->batch);
   /* Counted so far: the statistics keep it until the next start. */
   gst_pinned_stats_timer_read (&priv->stats, priv->context);
   gst_pinned_stats_timer_close (&priv->stats, priv->context);
   GST_OBJECT_LOCK (trans);
   gst_clear_object (&priv->pageable);
   GST_OBJECT_UNLOCK (trans);
-  gst_pinned_batch_stop_timer (priv->batch);
-  gst_pinned_batch_drop (priv->batch);
 
   /* Work still queued runs on: every memory it touches waits for its
    * fences before it is freed. */
