@@ -127,6 +127,8 @@ static __thread cudaError_t last_error;
 static __thread cudaError_t deferred_error;
 /* The calls this thread made. */
 static __thread guint64 thread_calls;
+/* Set while a host function runs: CUDA forbids it CUDA calls. */
+static __thread gboolean in_host_function;
 
 typedef struct
 {
@@ -227,6 +229,11 @@ enter (const gchar * function, gboolean needs_device)
 
   deferred_error = cudaSuccess;
   thread_calls++;
+  if (in_host_function) {
+    /* CUDA answers cudaErrorNotPermitted (and may hang): loud here. */
+    g_critical ("fakecuda: %s called from a host function", function);
+    return cudaErrorNotPermitted;
+  }
   g_mutex_lock (&lock);
   ensure_init_locked ();
   g_hash_table_insert (call_counts, g_strdup (function),
@@ -627,8 +634,11 @@ run_op (Stream * s, Op * op)
       break;
     case OP_HOST_FUNC:
       /* CUDA skips host functions after a failure too. */
-      if (!dead)
+      if (!dead) {
+        in_host_function = TRUE;
         op->host_fn (op->closure);
+        in_host_function = FALSE;
+      }
       break;
     case OP_FREE:
       /* Given back also after a failure, as CUDA's pool does. */
