@@ -27,10 +27,11 @@
  * Input that is not page-locked (an upstream that ignores the pool) takes
  * the fastest way #GstPinnedUpload:pageable-mode allows: memory that comes
  * back (the upstream recycles its buffers) is page-locked once and copied
- * directly; memory seen once is copied through page-locked staging on
- * #GstPinnedUpload:copy-threads threads, overlapped with the DMA. Input
- * already in device memory passes through. The device buffer keeps the
- * input's layout (offsets and strides, in its #GstVideoMeta).
+ * directly; memory seen once is copied through page-locked staging by
+ * #GstPinnedUpload:copy-threads threads while the element goes on, the
+ * DMA behind them on its stream. Input already in device memory passes
+ * through. The device buffer keeps the input's layout (offsets and
+ * strides, in its #GstVideoMeta).
  *
  * In builds with CUDA interop, pinnedupload also outputs
  * `video/x-raw(memory:CUDAMemory)` for GStreamer's nvcodec elements
@@ -55,7 +56,8 @@
  * ]| Feeds an NVENC encoder from page-locked buffers.
  * |[
  * gst-launch-1.0 multifilesrc location=frame%d.rgba loop=true ! rawvideoparse format=rgba width=3840 height=2160 ! pinnedupload copy-threads=8 ! fakesink
- * ]| A fresh pageable buffer per frame, staged on eight threads.
+ * ]| A fresh pageable buffer per frame, staged on seven threads while the
+ * streaming thread goes on.
  * |[
  * GST_DEBUG=pinnedupload:2 gst-launch-1.0 -v videotestsrc num-buffers=100 ! identity drop-allocation=true ! pinnedupload ! fakesink
  * ]| identity keeps videotestsrc from the offered pool: pinnedupload says so
@@ -706,8 +708,13 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
    * GstPinnedUpload:copy-threads:
    *
    * Threads that copy pageable input into page-locked staging, the
-   * streaming thread included; 0 for one per core, at most 8. Staging
-   * trades CPU cores for speed: one thread copies about 7 GB/s.
+   * streaming thread included; 0 for automatic. The streaming thread hands
+   * a frame to the others and goes on (a host function on the stream
+   * waits for them before the DMA), so automatic is two: one worker, which
+   * copies about 7 GB/s; more hurry each frame's copy, and slowed a source
+   * of fresh frames. Where the copy is waited for (one thread, or
+   * GST_PINNED_STAGING=wait) the streaming thread copies too, and automatic
+   * is one per core, at most 8.
    *
    * Since: 0.1
    */
@@ -715,7 +722,8 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
       "How input in pageable memory is copied (auto: register memory that "
       "comes back, stage the rest)",
       "Threads that stage pageable input, the streaming one included "
-      "(0: one per core, at most 8)");
+      "(0: two where the streaming thread does not wait for them, else one "
+      "per core, at most 8)");
 
   /**
    * GstPinnedUpload:pageable-stats:

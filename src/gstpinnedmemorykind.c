@@ -339,7 +339,8 @@ copy_pageable (GstPinnedTransferState * t, GstPinnedTransferSide * side,
   if (t->stager == NULL)
     return copy_as_is (t, side, i, d, s, len, upload, error);
   if (upload)
-    return gst_pinned_stager_upload (t->stager, t->stream, d, s, len, error);
+    return gst_pinned_stager_upload (t->stager, t->stream, d, s, len,
+        &side->map[i], side->buffer, error);
   return gst_pinned_stager_download (t->stager, t->stream, d, s, len, error);
 }
 

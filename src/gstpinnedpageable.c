@@ -218,7 +218,8 @@ gst_pinned_pageable_get_mode (GstPinnedPageable * self)
  * gst_pinned_pageable_set_threads:
  * @self: a #GstPinnedPageable
  * @n_threads: threads that copy through staging, the calling one included;
- *   0 for one per core, at most 8
+ *   0 for automatic: two where uploads stage detached (the calling thread
+ *   hands each frame to one worker), else one per core, at most 8
  *
  * Since: 0.1
  */
@@ -237,7 +238,7 @@ gst_pinned_pageable_set_threads (GstPinnedPageable * self, guint n_threads)
  * @self: a #GstPinnedPageable
  *
  * Returns: the threads that copy through staging, the calling one included
- *   (the automatic count resolved)
+ *   (the automatic count resolved: as the staging runs once it has)
  *
  * Since: 0.1
  */
@@ -246,6 +247,8 @@ gst_pinned_pageable_get_threads (GstPinnedPageable * self)
 {
   g_return_val_if_fail (GST_IS_PINNED_PAGEABLE (self), 0);
 
+  if (self->stager)
+    return gst_pinned_stager_get_threads (self->stager);
   return gst_pinned_stager_resolve_threads (self->n_threads);
 }
 
@@ -485,6 +488,10 @@ gst_pinned_pageable_release_done (GstPinnedPageable * self)
   GQueue done = G_QUEUE_INIT;
   Held *h;
 
+  /* Sources staged by threads that are done: freed here, by the thread
+   * that streams, not by a worker (see gstpinnedstaging.c). */
+  if (self->stager)
+    gst_pinned_stager_release_done (self->stager);
   if (g_atomic_int_get (&self->n_held) == 0)
     return;
 

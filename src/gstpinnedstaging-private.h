@@ -51,9 +51,15 @@ G_GNUC_INTERNAL
 void              gst_pinned_stager_set_allocator (GstPinnedStager * stager,
                                                    GstAllocator * allocator);
 
-/* Joins the worker threads; the next copy starts them again. */
+/* Joins the worker threads and gives back every source they copied; the
+ * next copy starts them again. */
 G_GNUC_INTERNAL
 void              gst_pinned_stager_stop         (GstPinnedStager * stager);
+
+/* Gives back the sources that detached copies are done with (a buffer of
+ * no pool waits for this, on the calling thread). Without waiting. */
+G_GNUC_INTERNAL
+void              gst_pinned_stager_release_done (GstPinnedStager * stager);
 
 /* Reserves @bytes of staging memory for the copies of one frame; waits
  * only when every staging buffer is still read or written by an earlier
@@ -63,23 +69,32 @@ gboolean          gst_pinned_stager_begin        (GstPinnedStager * stager,
                                                   gsize bytes,
                                                   GError ** error);
 
-/* Host to device: copies @size bytes of @src into staging, on the threads,
- * and enqueues each chunk's DMA to @dst on @stream as soon as the chunk
- * has landed. */
+/* Host to device: copies @size bytes of @src (inside @map, a memory of
+ * @owner) into staging and enqueues its DMA to @dst on @stream. Where
+ * there are threads and several chunks, the threads copy detached: the
+ * call returns at once, @owner is kept until they are done (one of no
+ * pool until gst_pinned_stager_release_done() after that), and the DMA
+ * waits for them on @stream. Else the calling thread copies too and each
+ * chunk's DMA is enqueued as soon as the chunk has landed. */
 G_GNUC_INTERNAL
 gboolean          gst_pinned_stager_upload       (GstPinnedStager * stager,
                                                   GstPinnedStream * stream,
                                                   gpointer dst,
                                                   const guint8 * src,
                                                   gsize size,
+                                                  const GstMapInfo * map,
+                                                  GstBuffer * owner,
                                                   GError ** error);
 
-/* Copies @size bytes of @src into staging, on the threads, and returns
- * the page-locked copy (for copies that change the layout). */
+/* Copies the memory of @map (of @owner) into staging and returns the
+ * page-locked copy, for copies that change the layout, enqueued on
+ * @stream after this call: they read it once the threads are done (as in
+ * gst_pinned_stager_upload()). */
 G_GNUC_INTERNAL
 const guint8 *    gst_pinned_stager_stage        (GstPinnedStager * stager,
-                                                  const guint8 * src,
-                                                  gsize size,
+                                                  GstPinnedStream * stream,
+                                                  const GstMapInfo * map,
+                                                  GstBuffer * owner,
                                                   GError ** error);
 
 /* Device to host: enqueues the DMA of @size bytes of @src into staging

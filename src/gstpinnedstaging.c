@@ -26,8 +26,21 @@
  * first frames of a pageable source pay it once) and sized for the
  * largest frame seen.
  *
+ * An upload does not wait for its threads where it has them (detached
+ * staging): the threads copy the frame while the caller goes on, a host
+ * function on the stream waits for them, and the DMA from staging follows
+ * it in stream order. A fresh frame's CPU copy then overlaps the source's
+ * next frame instead of adding to it. The frame's buffer is kept, mapped,
+ * until its last chunk has landed; a buffer of no pool (fresh memory) then
+ * goes back on the calling thread, at its next frame: freed by a worker,
+ * its memory left the process (munmap) while the source faulted its next
+ * frame in, on other CPUs (4K RGBA: 4,450 page faults a frame instead of
+ * 270, and the source a third slower, on an H100's host).
+ *
  * Only the calling thread calls CUDA, except for the download's fence
- * waits, which the threads do on the chunk they are about to copy. */
+ * waits, which the threads do on the chunk they are about to copy, and a
+ * detached job's release of its frame (a buffer's release may call CUDA,
+ * which a host function may not). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -45,6 +58,13 @@ GST_PINNED_DEBUG_CATEGORY (gst_pinned_staging_debug, "pinnedstaging",
 
 /* Memory bandwidth of a host is reached well before 8 threads copy. */
 #define MAX_AUTO_THREADS 8
+/* Where uploads stage detached and the count is automatic, the caller
+ * hands each frame to one worker: the copy is off the streaming thread
+ * either way, and more threads on a frame slowed its source more than
+ * they saved (fresh 1080p frames from Python on an H100's host: 1,845
+ * frames/s with one worker, 1,575 with seven; docs/notes/
+ * 2026-11-26-fresh-frames.md). */
+#define DETACHED_AUTO_THREADS 2
 /* Enough chunks for the threads to share the work evenly, big enough that
  * a DMA per chunk costs nothing next to it. */
 #define MIN_CHUNK (256 * 1024)
@@ -67,6 +87,10 @@ struct _GstPinnedStager
   GstPinnedContext *context;
   GstAllocator *allocator;
   guint n_threads;              /* resolved */
+  gboolean auto_threads;        /* n_threads was 0 */
+  /* Atomic: the threads the pool was made for (the caller included), 0
+   * without a pool. */
+  guint pool_threads;
 
   /* Set and cleared by the copying thread, read by others under the
    * lock. */
@@ -79,6 +103,12 @@ struct _GstPinnedStager
   /* The current frame's block and how much of it is taken. */
   Block *current;
   gsize used;
+  /* Under the lock: detached jobs (Job) whose source is still kept,
+   * oldest first; those from @frame_detached on are the current frame's.
+   * @n_detached: their number, read without the lock every frame. */
+  GPtrArray *detached;
+  guint frame_detached;
+  gint n_detached;
 };
 
 typedef enum
@@ -104,6 +134,18 @@ typedef struct
   GAsyncQueue *done;            /* chunk index + 1, as each lands */
   GstPinnedFence **fences;      /* JOB_COPY_AFTER_FENCE: one per chunk */
   GstPinnedContext *context;
+
+  /* Detached: the caller does not wait. The source's buffer and a map of
+   * its memory are kept until the last chunk has landed (@owner: atomic,
+   * taken by whoever releases it). */
+  gboolean detached;
+  GstBuffer *owner;
+  GstMapInfo map;
+  gboolean pooled;              /* @owner goes back from the worker */
+  gint landed;                  /* atomic */
+  GMutex lock;
+  GCond cond;
+  gboolean finished;
 } Job;
 
 static Job *
@@ -127,6 +169,8 @@ job_unref (Job * job)
     g_free (job->fences);
   }
   g_async_queue_unref (job->done);
+  g_mutex_clear (&job->lock);
+  g_cond_clear (&job->cond);
   g_free (job);
 }
 
@@ -162,8 +206,65 @@ job_copy_chunk (Job * job, guint k)
   return TRUE;
 }
 
+/* Gives a detached job's source back, once. */
+static void
+job_release (Job * job)
+{
+  GstBuffer *owner = __atomic_exchange_n (&job->owner, NULL, __ATOMIC_ACQ_REL);
+
+  if (owner == NULL)
+    return;
+  gst_memory_unmap (job->map.memory, &job->map);
+  gst_buffer_unref (owner);
+}
+
+static gboolean
+job_finished (Job * job)
+{
+  return __atomic_load_n (&job->finished, __ATOMIC_ACQUIRE);
+}
+
+/* A detached job's chunk has landed; after the last, the job's waiters
+ * wake (the DMA goes). A pool's buffer then goes back at once (a small
+ * pool must not wait for our next frame); other sources wait for the
+ * calling thread. */
+static void
+job_landed (Job * job)
+{
+  if (g_atomic_int_add (&job->landed, 1) + 1 < (gint) job->n_chunks)
+    return;
+
+  g_mutex_lock (&job->lock);
+  __atomic_store_n (&job->finished, TRUE, __ATOMIC_RELEASE);
+  g_cond_broadcast (&job->cond);
+  g_mutex_unlock (&job->lock);
+  if (job->pooled)
+    job_release (job);
+}
+
+/* Blocks until every chunk of detached @job has landed. */
+static void
+job_join (Job * job)
+{
+  g_mutex_lock (&job->lock);
+  while (!job->finished)
+    g_cond_wait (&job->cond, &job->lock);
+  g_mutex_unlock (&job->lock);
+}
+
+/* The host function before a detached job's DMA: it calls no CUDA. */
+static void CUDART_CB
+job_join_on_stream (void *data)
+{
+  Job *job = data;
+
+  job_join (job);
+  job_unref (job);
+}
+
 /* Claims and copies chunks until none is left; each landed chunk is
- * announced with its index + 1, a failed one with G_MAXUINT. */
+ * announced with its index + 1, a failed one with G_MAXUINT (a detached
+ * job's copies cannot fail). */
 static void
 job_work (Job * job)
 {
@@ -172,7 +273,10 @@ job_work (Job * job)
   while ((k = (guint) g_atomic_int_add (&job->next, 1)) < job->n_chunks) {
     gboolean ok = job_copy_chunk (job, k);
 
-    g_async_queue_push (job->done, GUINT_TO_POINTER (ok ? k + 1 : G_MAXUINT));
+    if (job->detached)
+      job_landed (job);
+    else
+      g_async_queue_push (job->done, GUINT_TO_POINTER (ok ? k + 1 : G_MAXUINT));
   }
 }
 
@@ -206,6 +310,8 @@ gst_pinned_stager_new (GstPinnedContext * context)
   stager->allocator = gst_pinned_host_allocator_new (context);
   g_mutex_init (&stager->lock);
   g_queue_init (&stager->free);
+  stager->detached = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      job_unref);
   gst_pinned_stager_set_threads (stager, 0);
 
   return stager;
@@ -234,6 +340,41 @@ drop_blocks (GstPinnedStager * stager)
   stager->n_blocks = 0;
 }
 
+/* Gives back the sources of the detached jobs that are done; with @all,
+ * of every job, waiting for it (after the threads were joined: at once). */
+static void
+release_sources (GstPinnedStager * stager, gboolean all)
+{
+  guint i = 0;
+
+  if (g_atomic_int_get (&stager->n_detached) == 0)
+    return;
+
+  g_mutex_lock (&stager->lock);
+  while (i < stager->detached->len) {
+    Job *job = g_ptr_array_index (stager->detached, i);
+
+    if (all)
+      job_join (job);
+    if (!job_finished (job)) {
+      i++;
+      continue;
+    }
+    job_release (job);
+    g_ptr_array_remove_index (stager->detached, i);
+    if (i < stager->frame_detached)
+      stager->frame_detached--;
+  }
+  g_atomic_int_set (&stager->n_detached, stager->detached->len);
+  g_mutex_unlock (&stager->lock);
+}
+
+void
+gst_pinned_stager_release_done (GstPinnedStager * stager)
+{
+  release_sources (stager, FALSE);
+}
+
 void
 gst_pinned_stager_stop (GstPinnedStager * stager)
 {
@@ -249,6 +390,8 @@ gst_pinned_stager_stop (GstPinnedStager * stager)
         (pool));
     g_thread_pool_free (pool, FALSE, TRUE);
   }
+  g_atomic_int_set (&stager->pool_threads, 0);
+  release_sources (stager, TRUE);
 }
 
 void
@@ -256,6 +399,7 @@ gst_pinned_stager_free (GstPinnedStager * stager)
 {
   gst_pinned_stager_stop (stager);
   drop_blocks (stager);
+  g_ptr_array_unref (stager->detached);
   gst_object_unref (stager->allocator);
   gst_object_unref (stager->context);
   g_mutex_clear (&stager->lock);
@@ -272,16 +416,21 @@ gst_pinned_stager_resolve_threads (guint n_threads)
 void
 gst_pinned_stager_set_threads (GstPinnedStager * stager, guint n_threads)
 {
+  gboolean automatic = n_threads == 0;
+
   n_threads = gst_pinned_stager_resolve_threads (n_threads);
-  if (n_threads != stager->n_threads)
+  if (n_threads != stager->n_threads || automatic != stager->auto_threads)
     gst_pinned_stager_stop (stager);
   stager->n_threads = n_threads;
+  stager->auto_threads = automatic;
 }
 
 guint
 gst_pinned_stager_get_threads (GstPinnedStager * stager)
 {
-  return stager->n_threads;
+  guint n = g_atomic_int_get (&stager->pool_threads);
+
+  return n ? n : stager->n_threads;
 }
 
 guint
@@ -420,19 +569,25 @@ gst_pinned_stager_reserve (GstPinnedStager * stager, gsize size,
   return data;
 }
 
+/* Makes the workers, for detached jobs (their size) or not. */
 static void
-ensure_pool (GstPinnedStager * stager)
+ensure_pool (GstPinnedStager * stager, gboolean detached)
 {
-  if (stager->pool || stager->n_threads <= 1)
+  guint n = stager->n_threads;
+
+  if (stager->pool)
+    return;
+  if (stager->auto_threads && detached)
+    n = MIN (n, DETACHED_AUTO_THREADS);
+  if (n <= 1)
     return;
 
   /* Exclusive threads: they live until stopped, no start-up per frame. */
   g_mutex_lock (&stager->lock);
-  stager->pool = g_thread_pool_new (worker, NULL, stager->n_threads - 1, TRUE,
-      NULL);
+  stager->pool = g_thread_pool_new (worker, NULL, n - 1, TRUE, NULL);
+  g_atomic_int_set (&stager->pool_threads, n);
   g_mutex_unlock (&stager->lock);
-  GST_INFO ("staging with %u threads (the caller and %u workers)",
-      stager->n_threads, stager->n_threads - 1);
+  GST_INFO ("staging with %u threads (the caller and %u workers)", n, n - 1);
 }
 
 static Job *
@@ -453,24 +608,93 @@ job_new (GstPinnedStager * stager, JobType type, guint8 * dst,
   job->n_chunks = (guint) ((size + job->chunk - 1) / job->chunk);
   job->done = g_async_queue_new ();
   job->context = stager->context;
+  g_mutex_init (&job->lock);
+  g_cond_init (&job->cond);
 
   return job;
 }
 
-/* Hands the job to as many workers as it has chunks for. */
+/* Hands the job to as many workers as it has chunks for (but the one the
+ * calling thread copies, unless the job is detached). */
 static void
 job_start (GstPinnedStager * stager, Job * job)
 {
-  guint i, n;
+  guint i, n, own = job->detached ? 0 : 1;
 
-  if (job->n_chunks <= 1)
+  if (job->n_chunks <= own)
     return;
-  ensure_pool (stager);
+  ensure_pool (stager, job->detached);
   if (stager->pool == NULL)
     return;
-  n = MIN (stager->n_threads - 1, job->n_chunks - 1);
+  n = MIN ((guint) g_atomic_int_get (&stager->pool_threads) - 1,
+      job->n_chunks - own);
   for (i = 0; i < n; i++)
     g_thread_pool_push (stager->pool, job_ref (job), NULL);
+}
+
+/* Whether uploads stage detached: GST_PINNED_STAGING=wait makes the caller
+ * wait for its threads, as before detached staging, for comparison. */
+static gsize
+parse_staging_detaches (const gchar * value)
+{
+  return g_strcmp0 (value, "wait") != 0;
+}
+
+static gboolean
+staging_detaches (void)
+{
+  static gsize detaches = 0;
+
+  return gst_pinned_env_once (&detaches, "GST_PINNED_STAGING",
+      parse_staging_detaches);
+}
+
+/* Starts copying @size bytes of @src (inside @map, a memory of @owner) into
+ * @staging on the workers alone, and enqueues on @stream a host function
+ * that waits for them: the copies enqueued after it read the staged bytes.
+ * *@detached says whether it did; where that does not pay (one chunk, no
+ * workers) the caller copies itself. FALSE where the host function could
+ * not be enqueued (the job was waited for). */
+static gboolean
+stage_detached (GstPinnedStager * stager, GstPinnedStream * stream,
+    guint8 * staging, const guint8 * src, gsize size, const GstMapInfo * map,
+    GstBuffer * owner, gboolean * detached, GError ** error)
+{
+  Job *job;
+  gboolean ok = TRUE;
+
+  *detached = FALSE;
+  if (!staging_detaches ())
+    return TRUE;
+  job = job_new (stager, JOB_COPY, staging, src, size);
+  ensure_pool (stager, TRUE);
+  if (job->n_chunks <= 1 || stager->pool == NULL ||
+      !gst_memory_map (map->memory, &job->map, GST_MAP_READ)) {
+    job_unref (job);
+    return TRUE;
+  }
+  job->src = job->map.data + (src - map->data);
+  job->owner = gst_buffer_ref (owner);
+  job->pooled = owner->pool != NULL;
+  job->detached = TRUE;
+  job_start (stager, job);
+  /* Released from there; a frame that fails later waits for it at its
+   * finish. */
+  g_mutex_lock (&stager->lock);
+  g_ptr_array_add (stager->detached, job_ref (job));
+  g_atomic_int_set (&stager->n_detached, stager->detached->len);
+  g_mutex_unlock (&stager->lock);
+
+  if (!gst_pinned_cuda_result (cudaLaunchHostFunc
+          (gst_pinned_stream_get_cuda_stream (stream), job_join_on_stream,
+              job_ref (job)), error)) {
+    job_unref (job);
+    job_join (job);
+    ok = FALSE;
+  }
+  job_unref (job);
+  *detached = ok;
+  return ok;
 }
 
 /* Runs the job with the workers; @landed is called in this thread for each
@@ -531,16 +755,27 @@ upload_landed (Job * job, guint k, gpointer data, GError ** error)
 
 gboolean
 gst_pinned_stager_upload (GstPinnedStager * stager, GstPinnedStream * stream,
-    gpointer dst, const guint8 * src, gsize size, GError ** error)
+    gpointer dst, const guint8 * src, gsize size, const GstMapInfo * map,
+    GstBuffer * owner, GError ** error)
 {
   UploadData up = { stream, dst };
   guint8 *staging;
+  gboolean detached;
   Job *job;
   gboolean ok;
 
   staging = gst_pinned_stager_reserve (stager, size, error);
   if (staging == NULL)
     return FALSE;
+
+  /* One DMA behind the host function. */
+  if (!stage_detached (stager, stream, staging, src, size, map, owner,
+          &detached, error))
+    return FALSE;
+  if (detached)
+    return gst_pinned_cuda_result (cudaMemcpyAsync (dst, staging, size,
+            cudaMemcpyHostToDevice,
+            gst_pinned_stream_get_cuda_stream (stream)), error);
 
   job = job_new (stager, JOB_COPY, staging, src, size);
   ok = job_run (stager, job, upload_landed, &up, error);
@@ -550,16 +785,24 @@ gst_pinned_stager_upload (GstPinnedStager * stager, GstPinnedStream * stream,
 }
 
 const guint8 *
-gst_pinned_stager_stage (GstPinnedStager * stager, const guint8 * src,
-    gsize size, GError ** error)
+gst_pinned_stager_stage (GstPinnedStager * stager, GstPinnedStream * stream,
+    const GstMapInfo * map, GstBuffer * owner, GError ** error)
 {
+  const guint8 *src = map->data;
+  gsize size = map->size;
   guint8 *staging;
+  gboolean detached;
   Job *job;
   gboolean ok;
 
   staging = gst_pinned_stager_reserve (stager, size, error);
   if (staging == NULL)
     return NULL;
+  if (!stage_detached (stager, stream, staging, src, size, map, owner,
+          &detached, error))
+    return NULL;
+  if (detached)
+    return staging;
 
   job = job_new (stager, JOB_COPY, staging, src, size);
   ok = job_run (stager, job, NULL, NULL, error);
@@ -626,6 +869,16 @@ void
 gst_pinned_stager_finish (GstPinnedStager * stager, GstPinnedFence * fence)
 {
   Block *block = stager->current;
+  guint i;
+
+  /* Without a fence nothing orders the staging memory's next use after
+   * the frame's detached copies into it: they are waited for. */
+  g_mutex_lock (&stager->lock);
+  for (i = stager->frame_detached; fence == NULL && i < stager->detached->len;
+      i++)
+    job_join (g_ptr_array_index (stager->detached, i));
+  stager->frame_detached = stager->detached->len;
+  g_mutex_unlock (&stager->lock);
 
   if (block == NULL)
     return;

@@ -215,8 +215,8 @@ copy_planes (GstPinnedTransferState * t, GError ** error)
      * page-locked memory. */
     if (!s_dev && d_dev && needs_staging (t, src, si)) {
       if (staged[si] == NULL) {
-        staged[si] = gst_pinned_stager_stage (t->stager, src->map[si].data,
-            src->map[si].size, error);
+        staged[si] = gst_pinned_stager_stage (t->stager, t->stream,
+            &src->map[si], src->buffer, error);
         if (staged[si] == NULL)
           return FALSE;
       }

@@ -625,6 +625,130 @@ GST_START_TEST (test_staging_workers_done_when_flush_returns)
 
 GST_END_TEST;
 
+/* A fresh frame's memory, poisoned as it is freed: a copy that reads it
+ * after its release reads the poison. Counts the releases, and those on
+ * another thread than @fresh_thread. */
+static gint fresh_released;
+static gint fresh_released_elsewhere;
+static GThread *fresh_thread;
+
+static void
+poison_and_free (gpointer data)
+{
+  GstMapInfo *map = data;
+
+  memset (map->data, 0xa5, map->size);
+  g_free (map->data);
+  g_free (map);
+  if (g_thread_self () != fresh_thread)
+    g_atomic_int_inc (&fresh_released_elsewhere);
+  g_atomic_int_inc (&fresh_released);
+}
+
+static GstBuffer *
+new_poisoned_frame (const GstVideoInfo * info, guint32 seed)
+{
+  GstMapInfo *keep = g_new0 (GstMapInfo, 1);
+  GstBuffer *buf;
+
+  keep->size = info->size;
+  keep->data = g_malloc (info->size);
+  buf = gst_buffer_new_wrapped_full (0, keep->data, keep->size, 0,
+      keep->size, keep, poison_and_free);
+  pinned_test_fill_frame (buf, info, seed);
+  return buf;
+}
+
+/* Staging threads copy a fresh frame while the upload goes on (detached):
+ * the frame's memory must live until they are done, and the DMA from
+ * staging must follow them. Fresh 4K frames (33 MB: the threads copy for
+ * milliseconds) are handed over for good and poisoned as they are
+ * released; each must arrive as it was, and each is released once, by
+ * the thread that streams (here the test's: a free on a worker made the
+ * source's page faults wait), at the latest when the element stops. With
+ * the stream running freely, a DMA that did not wait for the threads would
+ * read staging before they wrote it. */
+GST_START_TEST (test_fresh_source_kept_until_staged)
+{
+  GstBuffer *refs[N_FRAMES], *outs[N_FRAMES];
+  GstVideoInfo info;
+  GstHarness *h;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 3840, 2160);
+  h = new_pair ("stage", "copy-threads=3", &info);
+  g_atomic_int_set (&fresh_released, 0);
+  g_atomic_int_set (&fresh_released_elsewhere, 0);
+  fresh_thread = g_thread_self ();
+
+  for (i = 0; i < N_FRAMES; i++) {
+    GstBuffer *in = new_poisoned_frame (&info, 900 + i);
+
+    refs[i] = gst_buffer_copy_deep (in);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    outs[i] = gst_harness_pull (h);
+  }
+  for (i = 0; i < N_FRAMES; i++) {
+    fail_unless (pinned_test_frames_equal (refs[i], outs[i], &info),
+        "frame %u: staged from released memory, or copied before it was "
+        "staged", i);
+    gst_buffer_unref (refs[i]);
+    gst_buffer_unref (outs[i]);
+  }
+  fail_unless_equals_int (stat (h, "staged"), N_FRAMES);
+  /* Earlier frames' sources went back at later frames. */
+  fail_unless (g_atomic_int_get (&fresh_released) > 0);
+
+  gst_harness_teardown (h);
+  fail_unless_equals_int (g_atomic_int_get (&fresh_released), N_FRAMES);
+  fail_unless_equals_int (g_atomic_int_get (&fresh_released_elsewhere), 0);
+}
+
+GST_END_TEST;
+
+/* A source's pool buffer staged by threads goes back to its pool as soon
+ * as they are done, not at the next frame: a source with a pool of one
+ * waits for it before it makes that frame. */
+GST_START_TEST (test_staged_pool_buffer_back_at_once)
+{
+  GstBufferPoolAcquireParams params = {.flags =
+        GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT
+  };
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstFlowReturn ret;
+  gint64 until;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 3840, 2160);
+  h = new_pair ("stage", "copy-threads=3", &info);
+  pool = new_sysmem_pool (&info, 1, 0);
+
+  out = gst_harness_push_and_pull (h, make_input (SOURCE_RECYCLED, &info,
+          pool, 31));
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+
+  until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while ((ret = gst_buffer_pool_acquire_buffer (pool, &in, &params)) ==
+      GST_FLOW_EOS && g_get_monotonic_time () < until)
+    g_usleep (1000);
+  fail_unless_equals_int (ret, GST_FLOW_OK);
+  fail_unless_equals_int (stat (h, "staged"), 1);
+
+  pinned_test_fill_frame (in, &info, 32);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+
+  gst_harness_teardown (h);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+}
+
+GST_END_TEST;
+
 /* A source whose buffers change between frames: each frame's memory is
  * new (and often at the address of the last one, freed), or its pool is
  * replaced now and then. Every frame arrives as it was, and no
@@ -1224,6 +1348,8 @@ pageable_suite (void)
   tcase_add_test (tc, test_registration_lives_with_memory);
   tcase_add_test (tc, test_staging_threads_joined);
   tcase_add_test (tc, test_staging_workers_done_when_flush_returns);
+  tcase_add_test (tc, test_fresh_source_kept_until_staged);
+  tcase_add_test (tc, test_staged_pool_buffer_back_at_once);
   tcase_add_loop_test (tc, test_changing_buffers, 0, 2);
   tcase_add_test (tc, test_download_into_pageable);
   tcase_add_test (tc, test_download_into_pageable_held_back);
