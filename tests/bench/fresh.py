@@ -9,6 +9,7 @@
 """Fresh frames from Python: what most appsrc code does.
 
   python3 tests/bench/fresh.py [BUILD] [--seconds S] [--sizes FMT:WxH,...]
+                               [--uploads pinnedupload,cudaupload,none]
 
 Each frame is a new Python bytes object (a fresh allocation, written once),
 wrapped with Gst.Buffer.new_wrapped() and pushed into
@@ -49,6 +50,14 @@ UPLOADS = {
 }
 
 
+def upload_launch(upload):
+    """The launch fragment of @upload: a name of UPLOADS, properties of
+    its first element after colons (pinnedupload:copy-threads=2)."""
+    name, _, props = upload.partition(":")
+    first, _, rest = UPLOADS[name].partition(" ")
+    return " ".join(x for x in (first, props.replace(":", " "), rest) if x)
+
+
 def run(fmt, width, height, upload, seconds):
     """(frames/s from the WARMUP-th frame on, CPU s a frame) of fresh
     frames through @upload."""
@@ -56,7 +65,7 @@ def run(fmt, width, height, upload, seconds):
     info.set_format(GstVideo.VideoFormat.from_string(fmt), width, height)
     pipeline = Gst.parse_launch(
         "appsrc name=src format=time block=true max-buffers=2 ! %s ! "
-        "fakesink name=sink sync=false" % UPLOADS[upload])
+        "fakesink name=sink sync=false" % upload_launch(upload))
     src = pipeline.get_by_name("src")
     src.set_property("caps", info.to_caps())
     arrivals = []
@@ -105,11 +114,16 @@ def main():
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sizes", default="NV12:1920x1080,RGBA:3840x2160")
+    parser.add_argument("--uploads", default="pinnedupload,cudaupload,none",
+                        help="which of %s, comma-separated; properties of "
+                        "the element after colons "
+                        "(pinnedupload:copy-threads=2)" % ",".join(UPLOADS))
     args = parser.parse_args()
     Gst.init(None)
-    uploads = [u for u in ("pinnedupload", "cudaupload", "none")
-               if Gst.ElementFactory.find(UPLOADS[u].split()[0])]
-    if "cudaupload" not in uploads:
+    asked = args.uploads.split(",")
+    uploads = [u for u in asked
+               if Gst.ElementFactory.find(UPLOADS[u.split(":")[0]].split()[0])]
+    if "cudaupload" in asked and "cudaupload" not in uploads:
         print("no cudaupload here: no peer")
     status = 0
     for size in args.sizes.split(","):

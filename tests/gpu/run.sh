@@ -44,9 +44,12 @@
 #   profile      where the round trip's CPU goes: a sampling profiler
 #                (tests/bench/sampler.c) over its benchmark row
 #   fresh        a fresh malloc'd frame each time: time in pinnedupload
-#                and in cudaupload per frame, medians of 3 runs
+#                and in cudaupload per frame, medians of 3 runs;
+#                pinnedupload-wait: ours with the staging waited for
+#                (GST_PINNED_STAGING=wait), as before detached staging
 #   fresh-python the same from Python: Gst.Buffer.new_wrapped frames into
-#                appsrc ! pinnedupload / cudaupload (tests/bench/fresh.py)
+#                appsrc ! pinnedupload / cudaupload (tests/bench/fresh.py),
+#                then pinnedupload with the staging waited for
 #   pageable smallframes decoder sources appsrc   the pageable-input
 #                measurements (docs/sources.md, docs/performance.md; the
 #                decoder step needs .clips/ from tests/bench/make-clip.sh)
@@ -378,19 +381,22 @@ PY
       for caps in RGBA,width=3840,height=2160 NV12,width=1920,height=1080; do
         src="benchframesrc mode=3 duration=3000000000 caps=\"video/x-raw,format=$caps,framerate=0/1\""
         for round in 1 2 3; do
-          for el in none pinnedupload cudaupload; do
+          for el in none pinnedupload cudaupload pinnedupload-wait; do
             line="$src ! fakesink name=sink sync=false"
-            [ $el = pinnedupload ] &&
+            [ ${el%-wait} = pinnedupload ] &&
               line="$src ! pinnedupload name=el ! fakesink name=sink sync=false"
             [ $el = cudaupload ] && line="$src ! cudaupload name=el !
               video/x-raw(memory:CUDAMemory) ! fakesink name=sink sync=false"
-            r=$(LD_LIBRARY_PATH=$libpath timeout 60 build/tests/bench/gst-pinned-bench \
+            staging=detach
+            [ $el = pinnedupload-wait ] && staging=wait
+            r=$(GST_PINNED_STAGING=$staging LD_LIBRARY_PATH=$libpath timeout 60 \
+              build/tests/bench/gst-pinned-bench \
               --pipeline "$line" 2>> "$OUT/fresh.err" | tail -1)
             echo "${caps%%,*} $round $el $r" >> "$OUT/fresh.txt"
           done
         done
       done
-      summary+=("fresh: $(grep -c ok=1 "$OUT/fresh.txt") of 18 ran (fresh-summary.txt)")
+      summary+=("fresh: $(grep -c ok=1 "$OUT/fresh.txt") of 24 ran (fresh-summary.txt)")
       (python3 - "$OUT/fresh.txt" <<'PY'
 import collections, re, statistics, sys
 d = collections.defaultdict(list)
@@ -585,6 +591,10 @@ PY
     fresh-python)
       python3 tests/bench/fresh.py build > "$OUT/fresh-python.log" 2>&1
       summary+=("fresh-python: rc $? $(grep "cudaupload:" "$OUT/fresh-python.log" | tr '\n' ' ')")
+      echo "## pinnedupload with the staging waited for (GST_PINNED_STAGING=wait)" \
+        >> "$OUT/fresh-python.log"
+      GST_PINNED_STAGING=wait python3 tests/bench/fresh.py build \
+        --uploads pinnedupload >> "$OUT/fresh-python.log" 2>&1
       cat "$OUT/fresh-python.log"
       ;;
     tensor-sanitizer)
