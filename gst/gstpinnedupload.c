@@ -708,13 +708,14 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
    * GstPinnedUpload:copy-threads:
    *
    * Threads that copy pageable input into page-locked staging, the
-   * streaming thread included; 0 for automatic. The streaming thread hands
-   * a frame to the others and goes on (a host function on the stream
-   * waits for them before the DMA), so automatic is two: one worker, which
-   * copies about 7 GB/s; more hurry each frame's copy, and slowed a source
-   * of fresh frames. Where the copy is waited for (one thread, or
-   * GST_PINNED_STAGING=wait) the streaming thread copies too, and automatic
-   * is one per core, at most 8.
+   * streaming thread included; 0 for one per core, at most 8. Staging
+   * trades CPU cores for speed: one thread copies about 7 GB/s. The
+   * streaming thread hands a frame to the others and goes on (a host
+   * function on the stream waits for them before the DMA); with 0, a
+   * fresh frame (memory of no pool) goes to one of them: more slowed a
+   * source of fresh frames more than they saved. Fresh memory of more
+   * than 16 MiB, and all with one thread or GST_PINNED_STAGING=wait, is
+   * staged with the streaming thread taking part and waiting.
    *
    * Since: 0.1
    */
@@ -722,8 +723,7 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
       "How input in pageable memory is copied (auto: register memory that "
       "comes back, stage the rest)",
       "Threads that stage pageable input, the streaming one included "
-      "(0: two where the streaming thread does not wait for them, else one "
-      "per core, at most 8)");
+      "(0: one per core, at most 8; a fresh frame then goes to one)");
 
   /**
    * GstPinnedUpload:pageable-stats:

@@ -218,8 +218,8 @@ gst_pinned_pageable_get_mode (GstPinnedPageable * self)
  * gst_pinned_pageable_set_threads:
  * @self: a #GstPinnedPageable
  * @n_threads: threads that copy through staging, the calling one included;
- *   0 for automatic: two where uploads stage detached (the calling thread
- *   hands each frame to one worker), else one per core, at most 8
+ *   0 for one per core, at most 8 (where an upload stages fresh memory
+ *   without waiting, one worker takes each frame then)
  *
  * Since: 0.1
  */
@@ -238,7 +238,7 @@ gst_pinned_pageable_set_threads (GstPinnedPageable * self, guint n_threads)
  * @self: a #GstPinnedPageable
  *
  * Returns: the threads that copy through staging, the calling one included
- *   (the automatic count resolved: as the staging runs once it has)
+ *   (the automatic count resolved)
  *
  * Since: 0.1
  */
@@ -247,8 +247,6 @@ gst_pinned_pageable_get_threads (GstPinnedPageable * self)
 {
   g_return_val_if_fail (GST_IS_PINNED_PAGEABLE (self), 0);
 
-  if (self->stager)
-    return gst_pinned_stager_get_threads (self->stager);
   return gst_pinned_stager_resolve_threads (self->n_threads);
 }
 

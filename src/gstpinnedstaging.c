@@ -58,13 +58,20 @@ GST_PINNED_DEBUG_CATEGORY (gst_pinned_staging_debug, "pinnedstaging",
 
 /* Memory bandwidth of a host is reached well before 8 threads copy. */
 #define MAX_AUTO_THREADS 8
-/* Where uploads stage detached and the count is automatic, the caller
- * hands each frame to one worker: the copy is off the streaming thread
- * either way, and more threads on a frame slowed its source more than
- * they saved (fresh 1080p frames from Python on an H100's host: 1,845
- * frames/s with one worker, 1,575 with seven; docs/notes/
- * 2026-11-26-fresh-frames.md). */
-#define DETACHED_AUTO_THREADS 2
+/* A fresh frame (memory of no pool) staged detached goes to one worker
+ * where the count is automatic: the copy is off the streaming thread
+ * either way, and more workers on it slowed its source more than they
+ * saved (fresh 1080p frames from Python on H100 hosts: 1,845 frames/s with
+ * one worker, 1,575 with seven; docs/notes/2026-11-26-fresh-frames.md). A
+ * pool's buffer goes to every worker. */
+#define FRESH_AUTO_WORKERS 1
+/* Fresh memory above this is staged with the caller waiting. A fresh 4K
+ * RGBA frame (33 MB) kept past its source's next frame, as detached
+ * staging keeps it, made that frame's pages come 4 KiB at a time (4,300
+ * page faults a frame instead of 150 to 270; 27.7 ms a frame against 14.7
+ * waited for, on an H100's host); fresh 1080p frames (3 MB) took 5 to 12
+ * either way, NV12 4K (12.4 MB) gained. */
+#define FRESH_DETACH_MAX (16 * 1024 * 1024)
 /* Enough chunks for the threads to share the work evenly, big enough that
  * a DMA per chunk costs nothing next to it. */
 #define MIN_CHUNK (256 * 1024)
@@ -88,9 +95,6 @@ struct _GstPinnedStager
   GstAllocator *allocator;
   guint n_threads;              /* resolved */
   gboolean auto_threads;        /* n_threads was 0 */
-  /* Atomic: the threads the pool was made for (the caller included), 0
-   * without a pool. */
-  guint pool_threads;
 
   /* Set and cleared by the copying thread, read by others under the
    * lock. */
@@ -390,7 +394,6 @@ gst_pinned_stager_stop (GstPinnedStager * stager)
         (pool));
     g_thread_pool_free (pool, FALSE, TRUE);
   }
-  g_atomic_int_set (&stager->pool_threads, 0);
   release_sources (stager, TRUE);
 }
 
@@ -428,9 +431,7 @@ gst_pinned_stager_set_threads (GstPinnedStager * stager, guint n_threads)
 guint
 gst_pinned_stager_get_threads (GstPinnedStager * stager)
 {
-  guint n = g_atomic_int_get (&stager->pool_threads);
-
-  return n ? n : stager->n_threads;
+  return stager->n_threads;
 }
 
 guint
@@ -569,25 +570,19 @@ gst_pinned_stager_reserve (GstPinnedStager * stager, gsize size,
   return data;
 }
 
-/* Makes the workers, for detached jobs (their size) or not. */
 static void
-ensure_pool (GstPinnedStager * stager, gboolean detached)
+ensure_pool (GstPinnedStager * stager)
 {
-  guint n = stager->n_threads;
-
-  if (stager->pool)
-    return;
-  if (stager->auto_threads && detached)
-    n = MIN (n, DETACHED_AUTO_THREADS);
-  if (n <= 1)
+  if (stager->pool || stager->n_threads <= 1)
     return;
 
   /* Exclusive threads: they live until stopped, no start-up per frame. */
   g_mutex_lock (&stager->lock);
-  stager->pool = g_thread_pool_new (worker, NULL, n - 1, TRUE, NULL);
-  g_atomic_int_set (&stager->pool_threads, n);
+  stager->pool = g_thread_pool_new (worker, NULL, stager->n_threads - 1, TRUE,
+      NULL);
   g_mutex_unlock (&stager->lock);
-  GST_INFO ("staging with %u threads (the caller and %u workers)", n, n - 1);
+  GST_INFO ("staging with %u threads (the caller and %u workers)",
+      stager->n_threads, stager->n_threads - 1);
 }
 
 static Job *
@@ -623,11 +618,13 @@ job_start (GstPinnedStager * stager, Job * job)
 
   if (job->n_chunks <= own)
     return;
-  ensure_pool (stager, job->detached);
+  ensure_pool (stager);
   if (stager->pool == NULL)
     return;
-  n = MIN ((guint) g_atomic_int_get (&stager->pool_threads) - 1,
-      job->n_chunks - own);
+  n = stager->n_threads - 1;
+  if (job->detached && !job->pooled && stager->auto_threads)
+    n = FRESH_AUTO_WORKERS;
+  n = MIN (n, job->n_chunks - own);
   for (i = 0; i < n; i++)
     g_thread_pool_push (stager->pool, job_ref (job), NULL);
 }
@@ -664,10 +661,11 @@ stage_detached (GstPinnedStager * stager, GstPinnedStream * stream,
   gboolean ok = TRUE;
 
   *detached = FALSE;
-  if (!staging_detaches ())
+  if (!staging_detaches () || (owner->pool == NULL &&
+          map->size > FRESH_DETACH_MAX))
     return TRUE;
   job = job_new (stager, JOB_COPY, staging, src, size);
-  ensure_pool (stager, TRUE);
+  ensure_pool (stager);
   if (job->n_chunks <= 1 || stager->pool == NULL ||
       !gst_memory_map (map->memory, &job->map, GST_MAP_READ)) {
     job_unref (job);

@@ -659,15 +659,24 @@ new_poisoned_frame (const GstVideoInfo * info, guint32 seed)
   return buf;
 }
 
+static void
+reset_released (void)
+{
+  g_atomic_int_set (&fresh_released, 0);
+  g_atomic_int_set (&fresh_released_elsewhere, 0);
+  fresh_thread = g_thread_self ();
+}
+
 /* Staging threads copy a fresh frame while the upload goes on (detached):
  * the frame's memory must live until they are done, and the DMA from
- * staging must follow them. Fresh 4K frames (33 MB: the threads copy for
- * milliseconds) are handed over for good and poisoned as they are
+ * staging must follow them. Fresh NV12 4K frames (12 MB: the threads copy
+ * for milliseconds) are handed over for good and poisoned as they are
  * released; each must arrive as it was, and each is released once, by
  * the thread that streams (here the test's: a free on a worker made the
- * source's page faults wait), at the latest when the element stops. With
- * the stream running freely, a DMA that did not wait for the threads would
- * read staging before they wrote it. */
+ * source's page faults wait), not before the next frame (the first is
+ * still kept when its output is out), at the latest when the element
+ * stops. With the stream running freely, a DMA that did not wait for the
+ * threads would read staging before they wrote it. */
 GST_START_TEST (test_fresh_source_kept_until_staged)
 {
   GstBuffer *refs[N_FRAMES], *outs[N_FRAMES];
@@ -675,11 +684,9 @@ GST_START_TEST (test_fresh_source_kept_until_staged)
   GstHarness *h;
   guint i;
 
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 3840, 2160);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 3840, 2160);
   h = new_pair ("stage", "copy-threads=3", &info);
-  g_atomic_int_set (&fresh_released, 0);
-  g_atomic_int_set (&fresh_released_elsewhere, 0);
-  fresh_thread = g_thread_self ();
+  reset_released ();
 
   for (i = 0; i < N_FRAMES; i++) {
     GstBuffer *in = new_poisoned_frame (&info, 900 + i);
@@ -687,6 +694,8 @@ GST_START_TEST (test_fresh_source_kept_until_staged)
     refs[i] = gst_buffer_copy_deep (in);
     fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
     outs[i] = gst_harness_pull (h);
+    if (i == 0)
+      fail_unless_equals_int (g_atomic_int_get (&fresh_released), 0);
   }
   for (i = 0; i < N_FRAMES; i++) {
     fail_unless (pinned_test_frames_equal (refs[i], outs[i], &info),
@@ -702,6 +711,35 @@ GST_START_TEST (test_fresh_source_kept_until_staged)
   gst_harness_teardown (h);
   fail_unless_equals_int (g_atomic_int_get (&fresh_released), N_FRAMES);
   fail_unless_equals_int (g_atomic_int_get (&fresh_released_elsewhere), 0);
+}
+
+GST_END_TEST;
+
+/* A fresh frame of more than 16 MiB (4K RGBA) is staged with the
+ * streaming thread waiting, not detached (kept past its source's next
+ * frame, its memory made that frame's pages come 4 KiB at a time): its
+ * source is released by the time its output is out, and it arrives as it
+ * was. */
+GST_START_TEST (test_large_fresh_frame_staged_waiting)
+{
+  GstVideoInfo info;
+  GstBuffer *in, *ref, *out;
+  GstHarness *h;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 3840, 2160);
+  h = new_pair ("stage", "copy-threads=3", &info);
+  reset_released ();
+
+  in = new_poisoned_frame (&info, 950);
+  ref = gst_buffer_copy_deep (in);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless_equals_int (g_atomic_int_get (&fresh_released), 1);
+  fail_unless (pinned_test_frames_equal (ref, out, &info));
+  fail_unless_equals_int (stat (h, "staged"), 1);
+
+  gst_buffer_unref (out);
+  gst_buffer_unref (ref);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1350,6 +1388,7 @@ pageable_suite (void)
   tcase_add_test (tc, test_staging_workers_done_when_flush_returns);
   tcase_add_test (tc, test_fresh_source_kept_until_staged);
   tcase_add_test (tc, test_staged_pool_buffer_back_at_once);
+  tcase_add_test (tc, test_large_fresh_frame_staged_waiting);
   tcase_add_loop_test (tc, test_changing_buffers, 0, 2);
   tcase_add_test (tc, test_download_into_pageable);
   tcase_add_test (tc, test_download_into_pageable_held_back);
