@@ -32,8 +32,11 @@
  *   checked without waiting at each frame, and all of them on
  *   gst_pinned_pageable_flush();
  * - memory seen once (a fresh buffer per frame) is staged: copied into
- *   page-locked buffers of our own in chunks, on several threads, each
- *   chunk's DMA enqueued as soon as it lands;
+ *   page-locked buffers of our own by worker threads while the caller goes
+ *   on, the DMA behind them on the stream (a host function waits for
+ *   them); the input is kept until they are done. Fresh memory of more
+ *   than 16 MiB, or with one thread, is copied in chunks by the calling
+ *   thread and the workers, each chunk's DMA enqueued as soon as it lands;
  * - the way back, into pageable memory, is staged the same way.
  *
  * #GstPinnedPageable:mode forces one of the ways, for measurements and

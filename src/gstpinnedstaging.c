@@ -31,16 +31,15 @@
  * function on the stream waits for them, and the DMA from staging follows
  * it in stream order. A fresh frame's CPU copy then overlaps the source's
  * next frame instead of adding to it. The frame's buffer is kept, mapped,
- * until its last chunk has landed; a buffer of no pool (fresh memory) then
- * goes back on the calling thread, at its next frame: freed by a worker,
- * its memory left the process (munmap) while the source faulted its next
- * frame in, on other CPUs (4K RGBA: 4,450 page faults a frame instead of
- * 270, and the source a third slower, on an H100's host).
+ * until its last chunk has landed; then a pool's buffer goes back from the
+ * worker, and memory of no pool (fresh) on the calling thread at its next
+ * frame, where the source's own frees are. Large fresh memory is staged
+ * as before, waited for (FRESH_DETACH_MAX).
  *
  * Only the calling thread calls CUDA, except for the download's fence
  * waits, which the threads do on the chunk they are about to copy, and a
- * detached job's release of its frame (a buffer's release may call CUDA,
- * which a host function may not). */
+ * worker's release of a pool's buffer (a release may call CUDA, which the
+ * host function may not). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -677,10 +677,9 @@ reset_released (void)
  * staging must follow them. Fresh NV12 4K frames (12 MB: the threads copy
  * for milliseconds) are handed over for good and poisoned as they are
  * released; each must arrive as it was, and each is released once, by
- * the thread that streams (here the test's: a free on a worker made the
- * source's page faults wait), not before the next frame (the first is
- * still kept when its output is out), at the latest when the element
- * stops. With the stream running freely, a DMA that did not wait for the
+ * the thread that streams (here the test's, where a source's own frees
+ * are), not before the next frame (the first is still kept when its output
+ * is out), at the latest when the element stops. With the stream running freely, a DMA that did not wait for the
  * threads would read staging before they wrote it. */
 GST_START_TEST (test_fresh_source_kept_until_staged)
 {
