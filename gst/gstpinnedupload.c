@@ -712,7 +712,7 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
    * trades CPU cores for speed: one thread copies about 7 GB/s. The
    * streaming thread hands a frame to the others and goes on (a host
    * function on the stream waits for them before the DMA); with 0, a
-   * fresh frame (memory of no pool) goes to one of them: more slowed a
+   * fresh frame (memory of no pool) goes to a worker of its own: more slowed a
    * source of fresh frames more than they saved. Fresh memory of more
    * than 16 MiB, and all with one thread or GST_PINNED_STAGING=wait, is
    * staged with the streaming thread taking part and waiting.
@@ -723,7 +723,8 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
       "How input in pageable memory is copied (auto: register memory that "
       "comes back, stage the rest)",
       "Threads that stage pageable input, the streaming one included "
-      "(0: one per core, at most 8; a fresh frame then goes to one)");
+      "(0: one per core, at most 8; fresh frames then go to one of their "
+      "own)");
 
   /**
    * GstPinnedUpload:pageable-stats:

@@ -222,7 +222,7 @@ gst_pinned_pageable_get_mode (GstPinnedPageable * self)
  * @self: a #GstPinnedPageable
  * @n_threads: threads that copy through staging, the calling one included;
  *   0 for one per core, at most 8 (where an upload stages fresh memory
- *   without waiting, one worker takes each frame then)
+ *   without waiting, a worker of its own takes each frame then)
  *
  * Since: 0.1
  */

@@ -57,12 +57,14 @@ GST_PINNED_DEBUG_CATEGORY (gst_pinned_staging_debug, "pinnedstaging",
 
 /* Memory bandwidth of a host is reached well before 8 threads copy. */
 #define MAX_AUTO_THREADS 8
-/* A fresh frame (memory of no pool) staged detached goes to one worker
- * where the count is automatic: the copy is off the streaming thread
- * either way, and more workers on it slowed its source more than they
- * saved (fresh 1080p frames from Python on H100 hosts: 1,845 frames/s with
- * one worker, 1,575 with seven; docs/notes/2026-11-26-fresh-frames.md). A
- * pool's buffer goes to every worker. */
+/* A fresh frame (memory of no pool) staged detached goes to a worker of
+ * its own where the count is automatic: the copy is off the streaming
+ * thread either way, and more threads on fresh frames slowed their source
+ * more than they saved (fresh 1080p frames from Python on H100 hosts:
+ * 1,845 frames/s with one worker, 1,575 with seven; one worker of seven
+ * taking each frame 1,574 and 1,594 against 1,685 and 1,770 for one worker
+ * alone; docs/notes/2026-11-26-fresh-frames.md). A pool's buffer goes to
+ * every worker. */
 #define FRESH_AUTO_WORKERS 1
 /* Fresh memory above this is staged with the caller waiting. A fresh 4K
  * RGBA frame (33 MB) kept past its source's next frame, as detached
@@ -99,6 +101,7 @@ struct _GstPinnedStager
    * lock. */
   GMutex lock;
   GThreadPool *pool;
+  GThreadPool *fresh_pool;      /* FRESH_AUTO_WORKERS, made when needed */
 
   /* Blocks not used by the current frame, least recently used first. */
   GQueue free;
@@ -378,21 +381,29 @@ gst_pinned_stager_release_done (GstPinnedStager * stager)
   release_sources (stager, FALSE);
 }
 
+static void
+pool_join (GThreadPool * pool)
+{
+  if (pool == NULL)
+    return;
+  GST_DEBUG ("joining %u staging threads", g_thread_pool_get_num_threads
+      (pool));
+  g_thread_pool_free (pool, FALSE, TRUE);
+}
+
 void
 gst_pinned_stager_stop (GstPinnedStager * stager)
 {
-  GThreadPool *pool;
+  GThreadPool *pool, *fresh_pool;
 
   g_mutex_lock (&stager->lock);
   pool = stager->pool;
-  stager->pool = NULL;
+  fresh_pool = stager->fresh_pool;
+  stager->pool = stager->fresh_pool = NULL;
   g_mutex_unlock (&stager->lock);
 
-  if (pool) {
-    GST_DEBUG ("joining %u staging threads", g_thread_pool_get_num_threads
-        (pool));
-    g_thread_pool_free (pool, FALSE, TRUE);
-  }
+  pool_join (pool);
+  pool_join (fresh_pool);
   release_sources (stager, TRUE);
 }
 
@@ -440,6 +451,8 @@ gst_pinned_stager_get_running_threads (GstPinnedStager * stager)
 
   g_mutex_lock (&stager->lock);
   n = stager->pool ? g_thread_pool_get_num_threads (stager->pool) : 0;
+  n += stager->fresh_pool ?
+      g_thread_pool_get_num_threads (stager->fresh_pool) : 0;
   g_mutex_unlock (&stager->lock);
 
   return n;
@@ -569,19 +582,34 @@ gst_pinned_stager_reserve (GstPinnedStager * stager, gsize size,
   return data;
 }
 
+/* Makes *@pool with @n exclusive workers: they live until stopped, no
+ * start-up per frame. */
 static void
-ensure_pool (GstPinnedStager * stager)
+ensure_pool (GstPinnedStager * stager, GThreadPool ** pool, guint n)
 {
-  if (stager->pool || stager->n_threads <= 1)
+  if (*pool || n == 0)
     return;
 
-  /* Exclusive threads: they live until stopped, no start-up per frame. */
   g_mutex_lock (&stager->lock);
-  stager->pool = g_thread_pool_new (worker, NULL, stager->n_threads - 1, TRUE,
-      NULL);
+  *pool = g_thread_pool_new (worker, NULL, n, TRUE, NULL);
   g_mutex_unlock (&stager->lock);
-  GST_INFO ("staging with %u threads (the caller and %u workers)",
-      stager->n_threads, stager->n_threads - 1);
+  GST_INFO ("staging with %u workers%s", n, pool == &stager->fresh_pool ?
+      " for fresh frames" : "");
+}
+
+/* The workers @job goes to, and how many of them at most. */
+static GThreadPool *
+job_pool (GstPinnedStager * stager, Job * job, guint * n)
+{
+  if (job->detached && !job->pooled && stager->auto_threads &&
+      stager->n_threads > 1) {
+    *n = FRESH_AUTO_WORKERS;
+    ensure_pool (stager, &stager->fresh_pool, *n);
+    return stager->fresh_pool;
+  }
+  *n = stager->n_threads - 1;
+  ensure_pool (stager, &stager->pool, *n);
+  return stager->pool;
 }
 
 static Job *
@@ -609,23 +637,20 @@ job_new (GstPinnedStager * stager, JobType type, guint8 * dst,
 }
 
 /* Hands the job to as many workers as it has chunks for (but the one the
- * calling thread copies, unless the job is detached). */
-static void
+ * calling thread copies, unless the job is detached); FALSE where no
+ * worker took it. */
+static gboolean
 job_start (GstPinnedStager * stager, Job * job)
 {
   guint i, n, own = job->detached ? 0 : 1;
+  GThreadPool *pool;
 
-  if (job->n_chunks <= own)
-    return;
-  ensure_pool (stager);
-  if (stager->pool == NULL)
-    return;
-  n = stager->n_threads - 1;
-  if (job->detached && !job->pooled && stager->auto_threads)
-    n = FRESH_AUTO_WORKERS;
+  if (job->n_chunks <= own || (pool = job_pool (stager, job, &n)) == NULL)
+    return FALSE;
   n = MIN (n, job->n_chunks - own);
   for (i = 0; i < n; i++)
-    g_thread_pool_push (stager->pool, job_ref (job), NULL);
+    g_thread_pool_push (pool, job_ref (job), NULL);
+  return n > 0;
 }
 
 /* Whether uploads stage detached: GST_PINNED_STAGING=wait makes the caller
@@ -664,8 +689,7 @@ stage_detached (GstPinnedStager * stager, GstPinnedStream * stream,
           map->size > FRESH_DETACH_MAX))
     return TRUE;
   job = job_new (stager, JOB_COPY, staging, src, size);
-  ensure_pool (stager);
-  if (job->n_chunks <= 1 || stager->pool == NULL ||
+  if (job->n_chunks <= 1 || stager->n_threads <= 1 ||
       !gst_memory_map (map->memory, &job->map, GST_MAP_READ)) {
     job_unref (job);
     return TRUE;
@@ -674,7 +698,12 @@ stage_detached (GstPinnedStager * stager, GstPinnedStream * stream,
   job->owner = gst_buffer_ref (owner);
   job->pooled = owner->pool != NULL;
   job->detached = TRUE;
-  job_start (stager, job);
+  if (!job_start (stager, job)) {
+    /* No worker to be had: the caller copies. */
+    job_release (job);
+    job_unref (job);
+    return TRUE;
+  }
   /* Released from there; a frame that fails later waits for it at its
    * finish. */
   g_mutex_lock (&stager->lock);
