@@ -612,21 +612,28 @@ job_pool (GstPinnedStager * stager, Job * job, guint * n)
   return stager->pool;
 }
 
+/* The chunk a copy of @size bytes is cut in. */
+static gsize
+chunk_for (GstPinnedStager * stager, gsize size)
+{
+  gsize chunk = size / (stager->n_threads * CHUNKS_PER_THREAD);
+
+  chunk = CLAMP (chunk, MIN_CHUNK, MAX_CHUNK);
+  return (chunk + 4095) & ~(gsize) 4095;
+}
+
 static Job *
 job_new (GstPinnedStager * stager, JobType type, guint8 * dst,
     const guint8 * src, gsize size)
 {
   Job *job = g_new0 (Job, 1);
-  gsize chunk;
 
   job->refcount = 1;
   job->type = type;
   job->dst = dst;
   job->src = src;
   job->size = size;
-  chunk = size / (stager->n_threads * CHUNKS_PER_THREAD);
-  chunk = CLAMP (chunk, MIN_CHUNK, MAX_CHUNK);
-  job->chunk = (chunk + 4095) & ~(gsize) 4095;
+  job->chunk = chunk_for (stager, size);
   job->n_chunks = (guint) ((size + job->chunk - 1) / job->chunk);
   job->done = g_async_queue_new ();
   job->context = stager->context;
@@ -685,12 +692,13 @@ stage_detached (GstPinnedStager * stager, GstPinnedStream * stream,
   gboolean ok = TRUE;
 
   *detached = FALSE;
-  if (!staging_detaches () || (owner->pool == NULL &&
-          map->size > FRESH_DETACH_MAX))
+  /* One chunk is copied at once by the caller. */
+  if (!staging_detaches () || stager->n_threads <= 1 ||
+      size <= chunk_for (stager, size) ||
+      (owner->pool == NULL && map->size > FRESH_DETACH_MAX))
     return TRUE;
   job = job_new (stager, JOB_COPY, staging, src, size);
-  if (job->n_chunks <= 1 || stager->n_threads <= 1 ||
-      !gst_memory_map (map->memory, &job->map, GST_MAP_READ)) {
+  if (!gst_memory_map (map->memory, &job->map, GST_MAP_READ)) {
     job_unref (job);
     return TRUE;
   }
