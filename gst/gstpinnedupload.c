@@ -711,11 +711,11 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
    * streaming thread included; 0 for one per core, at most 8. Staging
    * trades CPU cores for speed: one thread copies about 7 GB/s. The
    * streaming thread hands a frame to the others and goes on (a host
-   * function on the stream waits for them before the DMA); with 0, a
-   * fresh frame (memory of no pool) goes to a worker of its own: more slowed a
-   * source of fresh frames more than they saved. Fresh memory of more
-   * than 16 MiB, and all with one thread or GST_PINNED_STAGING=wait, is
-   * staged with the streaming thread taking part and waiting.
+   * function on the stream waits for them before the DMA); with 0, fresh
+   * frames (memory of no pool) go to a worker of their own: more threads
+   * slowed a source of fresh frames more than they saved. Fresh memory of
+   * more than 16 MiB, and all with one thread or GST_PINNED_STAGING=wait,
+   * is staged with the streaming thread taking part and waiting.
    *
    * Since: 0.1
    */
