@@ -645,8 +645,9 @@ gst_pinned_upload_sink_event (GstBaseTransform * trans, GstEvent * event)
   GstEventType type = GST_EVENT_TYPE (event);
   gboolean ret;
 
-  /* Held inputs go back upstream, whose pool may be flushing. */
-  if (type == GST_EVENT_FLUSH_STOP)
+  /* Held inputs go back upstream, whose pool may be flushing; at the end
+   * of the stream too, where no next frame gives them back. */
+  if (type == GST_EVENT_FLUSH_STOP || type == GST_EVENT_EOS)
     gst_pinned_copy_transform_flush_pageable (GST_PINNED_COPY_TRANSFORM (self));
 
   if (self->window == NULL)

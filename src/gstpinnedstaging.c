@@ -33,8 +33,9 @@
  * next frame instead of adding to it. The frame's buffer is kept, mapped,
  * until its last chunk has landed; then a pool's buffer goes back from the
  * worker, and memory of no pool (fresh) on the calling thread at its next
- * frame, where the source's own frees are. Large fresh memory is staged
- * as before, waited for (FRESH_DETACH_MAX).
+ * frame (or when the staging stops: a flush, the end of the stream), where
+ * the source's own frees are. Large fresh memory is staged as before,
+ * waited for (FRESH_DETACH_MAX).
  *
  * Only the calling thread calls CUDA, except for the download's fence
  * waits, which the threads do on the chunk they are about to copy, and a

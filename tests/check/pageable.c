@@ -679,8 +679,9 @@ reset_released (void)
  * released; each must arrive as it was, and each is released once, by
  * the thread that streams (here the test's, where a source's own frees
  * are), not before the next frame (the first is still kept when its output
- * is out), at the latest when the element stops. With the stream running freely, a DMA that did not wait for the
- * threads would read staging before they wrote it. */
+ * is out), at the latest at the end of the stream. With the stream running
+ * freely, a DMA that did not wait for the threads would read staging before
+ * they wrote it. */
 GST_START_TEST (test_fresh_source_kept_until_staged)
 {
   GstBuffer *refs[N_FRAMES], *outs[N_FRAMES];
@@ -709,12 +710,14 @@ GST_START_TEST (test_fresh_source_kept_until_staged)
     gst_buffer_unref (outs[i]);
   }
   fail_unless_equals_int (stat (h, "staged"), N_FRAMES);
-  /* Earlier frames' sources went back at later frames. */
+  /* Earlier frames' sources went back at later frames, the last ones at
+   * the end of the stream. */
   fail_unless (g_atomic_int_get (&fresh_released) > 0);
-
-  gst_harness_teardown (h);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   fail_unless_equals_int (g_atomic_int_get (&fresh_released), N_FRAMES);
   fail_unless_equals_int (g_atomic_int_get (&fresh_released_elsewhere), 0);
+
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
