@@ -71,9 +71,10 @@ gboolean          gst_pinned_stager_begin        (GstPinnedStager * stager,
 
 /* Host to device: copies @size bytes of @src (inside @map, a memory of
  * @owner) into staging and enqueues its DMA to @dst on @stream. Where
- * there are threads and several chunks, the threads copy detached: the
- * call returns at once, @owner is kept until they are done (one of no
- * pool until gst_pinned_stager_release_done() after that), and the DMA
+ * there are threads and several chunks (and @owner has a pool, or its
+ * memory is at most 16 MiB), the threads copy detached: the call returns
+ * at once, @owner is kept until they are done (one of no pool until
+ * gst_pinned_stager_release_done() or _stop() after that), and the DMA
  * waits for them on @stream. Else the calling thread copies too and each
  * chunk's DMA is enqueued as soon as the chunk has landed. */
 G_GNUC_INTERNAL
