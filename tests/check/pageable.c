@@ -751,6 +751,52 @@ GST_START_TEST (test_large_fresh_frame_staged_waiting)
 
 GST_END_TEST;
 
+/* Where the host function before a detached staging's DMA cannot be
+ * enqueued, the upload fails with an element error naming the call, does
+ * not hang, and the source still goes back once. */
+GST_START_TEST (test_detached_staging_failure)
+{
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  if (!pinned_test_is_fake ())
+    return;                     /* failures on demand: stand-in only */
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 3840, 2160);
+  h = new_pair ("stage", "copy-threads=3", &info);
+  gst_element_set_bus (h->element, bus);
+  reset_released ();
+
+  gst_buffer_unref (gst_harness_push_and_pull (h, new_poisoned_frame (&info,
+              70)));
+  pinned_test_fail ("cudaLaunchHostFunc", 0, 1, cudaErrorLaunchFailure);
+  fail_unless_equals_int (gst_harness_push (h, new_poisoned_frame (&info,
+              71)), GST_FLOW_ERROR);
+
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message");
+  gst_message_parse_error (msg, &error, &debug);
+  fail_unless (g_str_has_prefix (error->message, "Could not upload a frame"),
+      "%s", error->message);
+  fail_unless (debug && strstr (debug, "cudaLaunchHostFunc") &&
+      strstr (debug, "cudaErrorLaunchFailure"), "%s", debug);
+  g_error_free (error);
+  g_free (debug);
+  gst_message_unref (msg);
+
+  pinned_test_reset ();
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  fail_unless_equals_int (g_atomic_int_get (&fresh_released), 2);
+}
+
+GST_END_TEST;
+
 /* A source's pool buffer staged by threads goes back to its pool as soon
  * as they are done, not at the next frame: a source with a pool of one
  * waits for it before it makes that frame. */
@@ -1396,6 +1442,7 @@ pageable_suite (void)
   tcase_add_test (tc, test_fresh_source_kept_until_staged);
   tcase_add_test (tc, test_staged_pool_buffer_back_at_once);
   tcase_add_test (tc, test_large_fresh_frame_staged_waiting);
+  tcase_add_test (tc, test_detached_staging_failure);
   tcase_add_loop_test (tc, test_changing_buffers, 0, 2);
   tcase_add_test (tc, test_download_into_pageable);
   tcase_add_test (tc, test_download_into_pageable_held_back);
