@@ -47,6 +47,10 @@ struct _GstPinnedFenceTrack
    * keeps up with the host; 0 where it runs ahead (gst_pinned_fence_pace()).
    * A hint: a racing update costs a question at most. */
   guint pace_look;
+  /* Atomic: the newest fence when the stream's queue was last seen empty
+   * (a turn, or a turn found it so): the next turn is due
+   * gst_pinned_fence_wait_turn()'s quantum of fences after it. */
+  guint64 turn_seq;
 };
 
 struct _GstPinnedFence

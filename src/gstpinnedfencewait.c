@@ -11,7 +11,7 @@
  * spins), the pool gate (it waits for a later fence of the stream where it
  * must wait at all), the pace (a stream runs at most a few fences ahead of
  * the host), the turn (a stream that shares its copy engine lets its queue
- * run empty before each frame) and the timer slack their sleeps need. The
+ * run empty every few frames) and the timer slack their sleeps need. The
  * fence object is gstpinnedfence.c. */
 
 #ifdef HAVE_CONFIG_H
@@ -362,39 +362,74 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
   return ok;
 }
 
+/* How many fences a stream that shares its copy engine records between
+ * turns: the queue runs empty at least that often, and the engine goes
+ * round the streams with work a quantum each. One turn per fence cost a
+ * host wait per frame (64 streams of NV12 1080p over four H100s: a quarter
+ * of the process's CPU in those waits). GST_PINNED_TURN_EVERY sets it, for
+ * measurements. */
+#define DEFAULT_TURN_EVERY 4
+
+static gsize
+parse_turn_every (const gchar * value)
+{
+  gsize n = value ? g_ascii_strtoull (value, NULL, 10) : DEFAULT_TURN_EVERY;
+
+  return CLAMP (n, 1, GST_PINNED_FENCE_TRACK_RECENT);
+}
+
+static guint
+turn_every (void)
+{
+  static gsize every = 0;
+
+  return gst_pinned_env_once (&every, "GST_PINNED_TURN_EVERY",
+      parse_turn_every);
+}
+
 /* Within one CUDA context the GPU gives a copy engine to a stream until its
  * queue runs empty: a stream that always has a copy queued keeps it, and
  * another stream that copies the same way on the device waits (two 4K
  * round trips on one H100 in one process: 20,610 frames against 24 in
  * 30 s). A host that refills its stream's queue just before it runs empty
- * never waits at a gate or the pace, so where a stream shares its engine,
- * each frame first waits for its stream's copies so far (the caller asks
- * gst_pinned_stream_note_lane() whether it does): the queue runs
- * empty at every frame, the engine goes to the next stream with work, and
- * the other streams keep it busy while this host wakes. */
+ * never waits at a gate or the pace, so where a stream shares its engine
+ * (the caller asks gst_pinned_stream_note_lane() whether it does), a frame
+ * whose stream recorded turn_every() fences since its queue was last seen
+ * empty first waits for them all: the queue runs empty, the engine goes to
+ * the next stream with work, and the other streams keep it busy while this
+ * host wakes. */
 gboolean
 gst_pinned_fence_wait_turn (GstPinnedStream * stream, GError ** error)
 {
   GstPinnedFenceTrack *track;
   GstPinnedFence *newest = NULL;
+  guint64 last;
   gboolean ok;
 
-  thread_turns++;
   if ((track = gst_pinned_stream_get_track (stream)) == NULL)
     return TRUE;
 
   g_mutex_lock (&track->lock);
-  if (track->last_seq > 0)
-    newest = track->recent[track->last_seq % GST_PINNED_FENCE_TRACK_RECENT];
-  if (newest && !gst_pinned_fence_known_signaled (newest))
-    gst_pinned_fence_ref (newest);
-  else
+  last = track->last_seq;
+  if (last > 0)
+    newest = track->recent[last % GST_PINNED_FENCE_TRACK_RECENT];
+  if (newest && gst_pinned_fence_known_signaled (newest)) {
+    /* Empty already: the quantum counts from here. */
+    __atomic_store_n (&track->turn_seq, last, __ATOMIC_RELAXED);
     newest = NULL;
+  } else if (newest && last < __atomic_load_n (&track->turn_seq,
+          __ATOMIC_RELAXED) + turn_every ()) {
+    newest = NULL;
+  }
+  if (newest)
+    gst_pinned_fence_ref (newest);
   g_mutex_unlock (&track->lock);
 
   if (newest == NULL)
     return TRUE;
+  thread_turns++;
   ok = gate_wait (newest, 0, error);
+  __atomic_store_n (&track->turn_seq, last, __ATOMIC_RELAXED);
   gst_pinned_fence_unref (newest);
   return ok;
 }

@@ -309,9 +309,9 @@ gst_pinned_stats_to_structure (GstPinnedStats * stats,
  *   and how long in all, the element's streaming thread waited on the
  *   host for GPU work (a pool whose oldest buffer's copy still ran, a copy
  *   into memory without fences)
- * * `turns` (#guint64): frames whose copies took their turn at a copy
- *   engine that another pipeline of the process used too (lately): each
- *   waited for its stream's earlier copies first
+ * * `turns` (#guint64): frames whose copies waited for their turn at a
+ *   copy engine that another pipeline of the process used too (lately):
+ *   each waited for its stream's earlier copies first (every few frames)
  * * `pageable-buffers` (#guint64): frames with host memory that was not
  *   gst-pinned page-locked memory (pinnedupload: upstream did not write
  *   into the offered pool), and their memories by the way they went:
