@@ -37,6 +37,7 @@ typedef struct
   gdouble resident_mib;         /* resident memory added by the streams */
   gdouble slowest, fastest;     /* one stream's frames/s, in this process */
   gboolean verified;            /* each stream's last frame the source's */
+  guint pool_buffers;           /* a stream's pool, each way (the upload's) */
 } BenchDevicesResult;
 
 gboolean bench_devices_run (BenchDevices * b);
