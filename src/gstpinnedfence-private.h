@@ -57,15 +57,17 @@ gboolean             gst_pinned_fence_pace          (GstPinnedFence * fence,
                                                      GError ** error);
 
 /* For a stream that shares its copy engine (gst_pinned_stream_note_lane()
- * said so): waits until @stream's copies so far are done, so that each
- * stream takes the engine in turn (see gstpinnedstream.c). */
+ * said so), before copying a frame of @frame_bytes: waits until @stream's
+ * copies so far are done where its turn is due, so that each stream takes
+ * the engine in turn (see gstpinnedstream.c). */
 G_GNUC_INTERNAL
 gboolean             gst_pinned_fence_wait_turn     (GstPinnedStream * stream,
+                                                     gsize frame_bytes,
                                                      GError ** error);
 
 /* How often the calling thread waited on the host for a fence so far, for
- * how long in all (ns), and how many of its frames took a turn at a shared
- * copy engine (gst_pinned_fence_wait_turn(), whether it waited or not). */
+ * how long in all (ns), and how many of its frames waited for their turn at
+ * a shared copy engine (gst_pinned_fence_wait_turn()). */
 G_GNUC_INTERNAL
 void                 gst_pinned_fence_get_thread_waits (guint64 * waits,
                                                         guint64 * ns,

@@ -366,25 +366,35 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
  * turns: the queue runs empty at least that often, and the engine goes
  * round the streams with work a quantum each. One turn per fence cost a
  * host wait per frame (64 streams of NV12 1080p over four H100s: a quarter
- * of the process's CPU in those waits). GST_PINNED_TURN_EVERY sets it, for
- * measurements. */
+ * of the process's CPU in those waits); a quantum of four cost 9 to 37 %
+ * less CPU a frame there, but 6 to 28 % more with four 4K RGBA streams on
+ * a GPU (docs/notes/2026-11-26-turn-quantum.md). So frames too large to
+ * batch (over TURN_LARGE_BYTES, as the copy elements' batches) take a turn
+ * every fence: their copies last long enough that a wait a frame is few
+ * wake-ups. GST_PINNED_TURN_EVERY sets one quantum for every frame size,
+ * for measurements. */
 #define DEFAULT_TURN_EVERY 4
+#define TURN_LARGE_BYTES (8u << 20)
 
+/* 0: not set. */
 static gsize
 parse_turn_every (const gchar * value)
 {
-  gsize n = value ? g_ascii_strtoull (value, NULL, 10) : DEFAULT_TURN_EVERY;
+  gsize n = value ? g_ascii_strtoull (value, NULL, 10) : 0;
 
-  return CLAMP (n, 1, GST_PINNED_FENCE_TRACK_RECENT);
+  return n ? CLAMP (n, 1, GST_PINNED_FENCE_TRACK_RECENT) : 0;
 }
 
 static guint
-turn_every (void)
+turn_every (gsize frame_bytes)
 {
   static gsize every = 0;
-
-  return gst_pinned_env_once (&every, "GST_PINNED_TURN_EVERY",
+  guint set = gst_pinned_env_once (&every, "GST_PINNED_TURN_EVERY",
       parse_turn_every);
+
+  if (set)
+    return set;
+  return frame_bytes > TURN_LARGE_BYTES ? 1 : DEFAULT_TURN_EVERY;
 }
 
 /* Within one CUDA context the GPU gives a copy engine to a stream until its
@@ -394,12 +404,13 @@ turn_every (void)
  * 30 s). A host that refills its stream's queue just before it runs empty
  * never waits at a gate or the pace, so where a stream shares its engine
  * (the caller asks gst_pinned_stream_note_lane() whether it does), a frame
- * whose stream recorded turn_every() fences since its queue was last seen
- * empty first waits for them all: the queue runs empty, the engine goes to
+ * whose stream recorded a quantum of fences (turn_every()) since its queue
+ * was last seen empty first waits for them all: the queue runs empty, the engine goes to
  * the next stream with work, and the other streams keep it busy while this
  * host wakes. */
 gboolean
-gst_pinned_fence_wait_turn (GstPinnedStream * stream, GError ** error)
+gst_pinned_fence_wait_turn (GstPinnedStream * stream, gsize frame_bytes,
+    GError ** error)
 {
   GstPinnedFenceTrack *track;
   GstPinnedFence *newest = NULL;
@@ -418,7 +429,7 @@ gst_pinned_fence_wait_turn (GstPinnedStream * stream, GError ** error)
     __atomic_store_n (&track->turn_seq, last, __ATOMIC_RELAXED);
     newest = NULL;
   } else if (newest && last < __atomic_load_n (&track->turn_seq,
-          __ATOMIC_RELAXED) + turn_every ()) {
+          __ATOMIC_RELAXED) + turn_every (frame_bytes)) {
     newest = NULL;
   }
   if (newest)

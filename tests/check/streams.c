@@ -127,17 +127,17 @@ count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-/* The turns the copy element named el took (its `stats`). */
+/* The statistic @name of the copy element named el (its `stats`). */
 static guint64
-turns_of (GstElement * pipeline)
+stat_of (GstElement * pipeline, const gchar * name)
 {
   GstElement *el = gst_bin_get_by_name (GST_BIN (pipeline), "el");
-  guint64 turns;
+  guint64 value;
 
   fail_unless (el != NULL);
-  turns = pinned_test_stat (el, "turns");
+  value = pinned_test_stat (el, name);
   gst_object_unref (el);
-  return turns;
+  return value;
 }
 
 /* Two pipelines on one device in one process, as fast as the copies go.
@@ -189,7 +189,7 @@ check_share (const gchar * source)
   g_usleep (pinned_test_ms (2000) * 1000);
   for (i = 0; i < 2; i++) {
     after[i] = g_atomic_int_get (&sharers[i].frames) - before[i];
-    turns[i] = turns_of (sharers[i].pipeline);
+    turns[i] = stat_of (sharers[i].pipeline, "turns");
   }
 
   for (i = 0; i < 2; i++) {
@@ -236,6 +236,69 @@ GST_START_TEST (test_streams_share_a_device)
 
 GST_END_TEST;
 
+/* Two round trips of @caps frames, each alone (batch=1), sharing device 0
+ * for @ms: the turns and copies of the first one's upload. */
+static void
+share_turns (const gchar * caps, guint ms, guint64 * turns, guint64 * copies)
+{
+  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,%s,framerate=30/1 ! imagefreeze ! "
+      "pinnedupload name=el device-id=0 batch=1 ! "
+      "pinneddownload device-id=0 batch=1 ! fakesink sync=false", caps);
+  GstElement *pipelines[2];
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    pipelines[i] = gst_parse_launch (launch, NULL);
+    fail_unless (pipelines[i] != NULL, "%s", launch);
+  }
+  for (i = 0; i < 2; i++)
+    fail_unless (gst_element_set_state (pipelines[i], GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+  g_usleep (pinned_test_ms (ms) * 1000);
+  *turns = stat_of (pipelines[0], "turns");
+  *copies = stat_of (pipelines[0], "copies");
+  for (i = 0; i < 2; i++) {
+    gst_element_set_state (pipelines[i], GST_STATE_NULL);
+    gst_object_unref (pipelines[i]);
+  }
+  g_free (launch);
+}
+
+/* A stream that shares its engine takes a turn once every four copies
+ * (fences) of frames that batch, a quantum that costs fewer host waits,
+ * and every copy of frames too large to batch (over 8 MiB): their copies
+ * are long, and a turn each costs fewer wake-ups than its pools' gate.
+ * With each copy held back 1 ms, the queue is never found empty. */
+GST_START_TEST (test_streams_turn_quantum_by_size)
+{
+  guint64 turns, copies;
+
+  /* Stand-in only: there the held-back copies keep every queue full. */
+  if (!pinned_test_is_fake ())
+    return;
+  pinned_test_set_copy_delay (1);
+
+  share_turns ("format=RGBA,width=320,height=180", 1000, &turns, &copies);
+  GST_INFO ("small frames: %" G_GUINT64_FORMAT " turns, %" G_GUINT64_FORMAT
+      " copies", turns, copies);
+  fail_unless (copies > 40, "only %" G_GUINT64_FORMAT " copies", copies);
+  fail_unless (turns > 0 && turns * 2 < copies, "small frames: %"
+      G_GUINT64_FORMAT " turns for %" G_GUINT64_FORMAT " copies", turns,
+      copies);
+
+  /* 1600 x 1400 RGBA: 8.96 MB. */
+  share_turns ("format=RGBA,width=1600,height=1400", 2000, &turns, &copies);
+  GST_INFO ("large frames: %" G_GUINT64_FORMAT " turns, %" G_GUINT64_FORMAT
+      " copies", turns, copies);
+  fail_unless (copies > 10, "only %" G_GUINT64_FORMAT " copies", copies);
+  fail_unless (turns * 3 >= copies * 2, "large frames: %" G_GUINT64_FORMAT
+      " turns for %" G_GUINT64_FORMAT " copies", turns, copies);
+  pinned_test_reset ();
+}
+
+GST_END_TEST;
+
 /* A stream takes turns only while another stream of the process copied the
  * same way on the device lately: a paused neighbour (its streams alive, no
  * copies) does not make a streaming pipeline wait at every frame. */
@@ -266,7 +329,7 @@ GST_START_TEST (test_streams_idle_neighbour)
   fail_unless (gst_element_set_state (busy, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   g_usleep (pinned_test_ms (500) * 1000);
-  turns = turns_of (busy);
+  turns = stat_of (busy, "turns");
 
   gst_element_set_state (busy, GST_STATE_NULL);
   gst_element_set_state (idle, GST_STATE_NULL);
@@ -292,6 +355,7 @@ streams_suite (void)
   tcase_add_test (tc, test_streams_over_devices);
   tcase_add_test (tc, test_streams_share_a_device);
   tcase_add_test (tc, test_streams_idle_neighbour);
+  tcase_add_test (tc, test_streams_turn_quantum_by_size);
   return s;
 }
 
