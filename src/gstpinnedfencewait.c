@@ -405,9 +405,9 @@ turn_every (gsize frame_bytes)
  * never waits at a gate or the pace, so where a stream shares its engine
  * (the caller asks gst_pinned_stream_note_lane() whether it does), a frame
  * whose stream recorded a quantum of fences (turn_every()) since its queue
- * was last seen empty first waits for them all: the queue runs empty, the engine goes to
- * the next stream with work, and the other streams keep it busy while this
- * host wakes. */
+ * was last seen empty first waits for them all: the queue runs empty, the
+ * engine goes to the next stream with work, and the other streams keep it
+ * busy while this host wakes. */
 gboolean
 gst_pinned_fence_wait_turn (GstPinnedStream * stream, gsize frame_bytes,
     GError ** error)

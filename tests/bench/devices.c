@@ -255,8 +255,8 @@ stream_launch (const BenchDevices * b, guint device, gboolean convert,
 
   return g_strdup_printf ("benchframesrc name=src duration=%" G_GUINT64_FORMAT
       " caps=\"video/x-raw,format=%s,width=%d,height=%d,framerate=30/1\" ! "
-      "pinnedupload name=up device-id=%u %s ! %s pinneddownload device-id=%u %s ! "
-      "fakesink name=sink sync=false",
+      "pinnedupload name=up device-id=%u %s ! %s "
+      "pinneddownload device-id=%u %s ! fakesink name=sink sync=false",
       (guint64) (seconds * GST_SECOND), b->format, b->width, b->height,
       device, props, convert ? "pinnedconvert ! "
       "video/x-raw(memory:PinnedDevice),format=RGBA !" : "", device, props);
