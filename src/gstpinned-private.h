@@ -52,6 +52,12 @@ const gchar *        gst_pinned_env_get             (const gchar * name);
 /* What a variable's value (%NULL where unset or empty) sets. */
 typedef gsize (*GstPinnedEnvParse) (const gchar * value);
 
+/* Counts @bytes more (or, negative, fewer) host memory page-locked by
+ * gst-pinned in this process: every cudaHostAlloc(), cudaHostRegister() and
+ * their undoing (gst_pinned_host_memory_get_locked_bytes()). */
+G_GNUC_INTERNAL
+void                 gst_pinned_host_memory_count_locked (gint64 bytes);
+
 /* Reads @name once for the life of the process: @cache, a static that is
  * 0 at first, keeps what @parse made of it. */
 G_GNUC_INTERNAL

@@ -45,6 +45,7 @@ typedef struct
 {
   GMutex lock;
   gpointer data;
+  gsize size;
   guint maps;
 } Staging;
 
@@ -124,8 +125,10 @@ gst_pinned_device_allocator_finalize (GObject * object)
 static void
 staging_free (Staging * staging)
 {
-  if (staging->data)
+  if (staging->data) {
     gst_pinned_cuda_result (cudaFreeHost (staging->data), NULL);
+    gst_pinned_host_memory_count_locked (-(gint64) staging->size);
+  }
   g_mutex_clear (&staging->lock);
   g_free (staging);
 }
@@ -150,6 +153,9 @@ get_staging (GstPinnedMemory * mem, GError ** error)
         staging->data = NULL;
         staging_free (staging);
         staging = NULL;
+      } else {
+        staging->size = mem->mem.maxsize;
+        gst_pinned_host_memory_count_locked (staging->size);
       }
       gst_pinned_context_pop (mem->context);
     }

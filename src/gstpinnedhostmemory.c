@@ -86,6 +86,9 @@ struct _GstPinnedHostAllocator
   gsize cached_bytes;
 };
 
+/* Atomic: the bytes page-locked by gst-pinned in this process now. */
+static gint64 locked_bytes;
+
 /* Set around an allocation whose every byte is written at once (a copy):
  * no need to clear it. */
 static __thread gboolean alloc_overwritten;
@@ -169,6 +172,8 @@ alloc_huge (GstPinnedHostAllocator * self, gsize size, gpointer * data,
     return FALSE;
   }
 
+  gst_pinned_host_memory_count_locked (mapped);
+
   g_mutex_lock (&self->lock);
   g_hash_table_insert (self->mappings, p, GSIZE_TO_POINTER (mapped));
   g_mutex_unlock (&self->lock);
@@ -176,8 +181,9 @@ alloc_huge (GstPinnedHostAllocator * self, gsize size, gpointer * data,
   return TRUE;
 }
 
+/* Frees @data, @size bytes from cudaHostAlloc() or huge pages. */
 static void
-free_now (GstPinnedHostAllocator * self, gpointer data)
+free_now (GstPinnedHostAllocator * self, gpointer data, gsize size)
 {
   gpointer mapped = NULL;
 
@@ -191,8 +197,10 @@ free_now (GstPinnedHostAllocator * self, gpointer data)
   if (mapped) {
     gst_pinned_cuda_result (cudaHostUnregister (data), NULL);
     munmap (data, GPOINTER_TO_SIZE (mapped));
+    gst_pinned_host_memory_count_locked (-(gint64) GPOINTER_TO_SIZE (mapped));
   } else {
     gst_pinned_cuda_result (cudaFreeHost (data), NULL);
+    gst_pinned_host_memory_count_locked (-(gint64) size);
   }
 }
 
@@ -245,6 +253,7 @@ gst_pinned_host_allocator_alloc_data (GstPinnedAllocator * allocator,
         flags |= cudaHostAllocWriteCombined;
       if (!gst_pinned_cuda_result (cudaHostAlloc (data, size, flags), error))
         return FALSE;
+      gst_pinned_host_memory_count_locked (size);
     }
     g_mutex_lock (&self->lock);
     g_hash_table_insert (self->sizes, *data, GSIZE_TO_POINTER (size));
@@ -283,7 +292,7 @@ gst_pinned_host_allocator_free_data (GstPinnedAllocator * allocator,
 
       self->cached_bytes -= old->size;
       g_mutex_unlock (&self->lock);
-      free_now (self, old->data);
+      free_now (self, old->data, old->size);
       g_free (old);
       g_mutex_lock (&self->lock);
     }
@@ -291,7 +300,7 @@ gst_pinned_host_allocator_free_data (GstPinnedAllocator * allocator,
   g_mutex_unlock (&self->lock);
 
   if (c == NULL)
-    free_now (self, data);
+    free_now (self, data, size);
 }
 
 static gpointer
@@ -359,7 +368,7 @@ gst_pinned_host_allocator_finalize (GObject * object)
 
   if (self->cache.length && gst_pinned_context_push (context, NULL)) {
     while ((c = g_queue_pop_head (&self->cache))) {
-      free_now (self, c->data);
+      free_now (self, c->data, c->size);
       g_free (c);
     }
     gst_pinned_context_pop (context);
@@ -474,4 +483,32 @@ gst_is_pinned_host_memory (GstMemory * mem)
 {
   return mem != NULL && mem->allocator != NULL &&
       GST_IS_PINNED_HOST_ALLOCATOR (mem->allocator);
+}
+
+void
+gst_pinned_host_memory_count_locked (gint64 bytes)
+{
+  __atomic_add_fetch (&locked_bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/**
+ * gst_pinned_host_memory_get_locked_bytes:
+ *
+ * How much host memory gst-pinned holds page-locked in this process now:
+ * its page-locked allocations, in use or kept for reuse (the pools, the
+ * staging of pageable frames, CPU maps of device memory), and the pageable
+ * memory it registered. Page-locked memory cannot be swapped or moved,
+ * so an application that runs many streams watches it, as PyTorch's
+ * `torch.cuda.host_memory_stats()` reports its own.
+ *
+ * Returns: the bytes page-locked by gst-pinned in this process
+ *
+ * Since: 0.1
+ */
+guint64
+gst_pinned_host_memory_get_locked_bytes (void)
+{
+  gint64 bytes = __atomic_load_n (&locked_bytes, __ATOMIC_RELAXED);
+
+  return bytes > 0 ? (guint64) bytes : 0;
 }

@@ -142,6 +142,7 @@ registration_drop (Registration * reg)
   if (gst_pinned_context_push (context, NULL)) {
     gst_pinned_cuda_result (cudaHostUnregister (reg->start), NULL);
     gst_pinned_context_pop (context);
+    gst_pinned_host_memory_count_locked (-(gint64) reg->size);
   }
   g_mutex_lock (&state_lock);
   reg->registry->bytes -= reg->size;
@@ -210,6 +211,7 @@ try_register (GstPinnedHostRegistry * registry, GstMemory * root, guint8 * base)
   reg->start = (guint8 *) first;
   reg->size = size;
   registry->bytes += size;
+  gst_pinned_host_memory_count_locked (size);
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (root), state_quark, reg,
       (GDestroyNotify) registration_drop);
   GST_DEBUG ("registered %" G_GSIZE_FORMAT " bytes at %p of memory %p", size,

@@ -387,6 +387,7 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
    * the checks. */
   gdouble t0, t1, c0, c1, started, run = b->seconds + 90;
   gdouble rss0 = resident_mib ();
+  guint64 locked0 = gst_pinned_host_memory_get_locked_bytes ();
   guint64 f0, f1;
   gchar *error = NULL;
   gboolean ok = TRUE;
@@ -416,6 +417,8 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
   for (i = 0; i < b->streams; i++)
     r->startup_s = MAX (r->startup_s, streams[i]->first_at - started);
   r->resident_mib = resident_mib () - rss0;
+  r->locked_mib = (gst_pinned_host_memory_get_locked_bytes () - locked0) /
+      (1024.0 * 1024.0);
   r->pool_buffers = stream_pool_buffers (streams[0]);
 
   if (error == NULL) {
@@ -538,7 +541,8 @@ print_result (const gchar * what, guint n, guint streams,
     const BenchDevicesResult * r, gdouble limit, gdouble same, gboolean convert)
 {
   gchar *memory = r->startup_s > 0 ? g_strdup_printf ("start %.2f s  "
-      "resident +%.0f MiB", r->startup_s, r->resident_mib) : g_strdup ("");
+      "resident +%.0f MiB (page-locked +%.0f)", r->startup_s,
+      r->resident_mib, r->locked_mib) : g_strdup ("");
 
   g_print ("%-12s %2u GPUs %3u streams%s %10.1f frames/s %7.2f GB/s  %.3f "
       "of the limit  %6.1f us CPU a frame  %s  %s\n", what, n, streams,

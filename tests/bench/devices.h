@@ -35,6 +35,7 @@ typedef struct
   gdouble cpu_us;               /* the process's CPU a frame */
   gdouble startup_s;            /* to every stream's first frame */
   gdouble resident_mib;         /* resident memory added by the streams */
+  gdouble locked_mib;           /* of it page-locked by gst-pinned */
   gdouble slowest, fastest;     /* one stream's frames/s, in this process */
   gboolean verified;            /* each stream's last frame the source's */
   guint pool_buffers;           /* a stream's pool, each way (the upload's) */

@@ -675,6 +675,61 @@ GST_START_TEST (test_device_memory_maps)
 
 GST_END_TEST;
 
+/* The page-locked bytes of the process are counted: an allocation while
+ * it lives and while its allocator keeps it for reuse, huge pages at the
+ * size they were page-locked, the staging of a CPU map of device memory
+ * while that memory lives. */
+GST_START_TEST (test_locked_bytes_counted)
+{
+  PinnedTestDevice d;
+  GstAllocator *huge;
+  GstMemory *mem;
+  GstMapInfo map;
+  guint64 before;
+
+  pinned_test_device_init (&d);
+  before = gst_pinned_host_memory_get_locked_bytes ();
+
+  mem = gst_allocator_alloc (d.host, 1000 * 1000, NULL);
+  fail_unless_equals_uint64 (gst_pinned_host_memory_get_locked_bytes () -
+      before, mem->maxsize);
+  /* Freed into its allocator's reuse cache: still page-locked. */
+  gst_memory_unref (mem);
+  fail_unless_equals_uint64 (gst_pinned_host_memory_get_locked_bytes () -
+      before, 1000 * 1000);
+
+  /* Huge pages: page-locked whole, 2 MiB. */
+  huge = gst_pinned_host_allocator_new_full (d.ctx,
+      GST_PINNED_HOST_FLAGS_DEFAULT | GST_PINNED_HOST_HUGE_PAGES);
+  mem = gst_allocator_alloc (huge, 1000 * 1000, NULL);
+  fail_unless_equals_uint64 (gst_pinned_host_memory_get_locked_bytes () -
+      before, 1000 * 1000 + 2 * 1024 * 1024);
+  gst_memory_unref (mem);
+  gst_object_unref (huge);
+  fail_unless_equals_uint64 (gst_pinned_host_memory_get_locked_bytes () -
+      before, 1000 * 1000);
+
+  /* A CPU map of device memory stages it in page-locked memory, which
+   * goes with the device memory. */
+  mem = gst_allocator_alloc (d.device, 4096, NULL);
+  fail_unless_equals_uint64 (gst_pinned_host_memory_get_locked_bytes () -
+      before, 1000 * 1000);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  gst_memory_unmap (mem, &map);
+  fail_unless_equals_uint64 (gst_pinned_host_memory_get_locked_bytes () -
+      before, 1000 * 1000 + mem->maxsize);
+  gst_memory_unref (mem);
+  fail_unless_equals_uint64 (gst_pinned_host_memory_get_locked_bytes () -
+      before, 1000 * 1000);
+
+  /* The allocator goes, its cache with it. */
+  pinned_test_device_clear (&d);
+  fail_unless_equals_uint64 (gst_pinned_host_memory_get_locked_bytes (),
+      before);
+}
+
+GST_END_TEST;
+
 /* A share carries the fences of the memory it was shared from. */
 GST_START_TEST (test_shared_memory_keeps_fences)
 {
@@ -1417,6 +1472,7 @@ memory_suite (void)
   tcase_add_test (tc, test_events_balance);
   tcase_add_test (tc, test_free_waits_for_fences);
   tcase_add_test (tc, test_device_memory_maps);
+  tcase_add_test (tc, test_locked_bytes_counted);
   tcase_add_test (tc, test_shared_memory_keeps_fences);
   tcase_add_test (tc, test_foreign_pinned_source_is_waited_for);
   tcase_add_test (tc, test_context_push_pop_restores_device);

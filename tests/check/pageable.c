@@ -430,20 +430,25 @@ GST_START_TEST (test_registration_lives_with_memory)
   GstHarness *h;
   GstBufferPool *pool;
   GstBuffer *out;
-  guint64 unregistered, three;
+  guint64 unregistered, three, locked;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 1024, 512);
   h = new_pair ("register", NULL, &info);
 
-  /* Idle memory freed: unregistered at once. */
+  /* Idle memory freed: unregistered at once, and no longer counted as
+   * page-locked. */
   pool = new_sysmem_pool (&info, 3, 0);
   unregistered = pinned_test_call_count ("cudaHostUnregister");
   three = register_three (h, pool, &info);
   fail_unless_equals_int (stat (h, "registered-bytes"), three);
+  locked = gst_pinned_host_memory_get_locked_bytes ();
+  fail_unless (locked >= three);
   flush (h);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
   fail_unless_equals_int (stat (h, "registered-bytes"), 0);
+  fail_unless_equals_uint64 (locked - gst_pinned_host_memory_get_locked_bytes
+      (), three);
   if (pinned_test_is_fake ())
     fail_unless_equals_int (pinned_test_call_count ("cudaHostUnregister") -
         unregistered, 3);

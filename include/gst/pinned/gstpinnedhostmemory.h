@@ -75,4 +75,7 @@ GstPinnedHostFlags gst_pinned_host_allocator_get_flags (GstPinnedHostAllocator *
 GST_PINNED_API
 gboolean        gst_is_pinned_host_memory        (GstMemory * mem);
 
+GST_PINNED_API
+guint64         gst_pinned_host_memory_get_locked_bytes (void);
+
 G_END_DECLS
