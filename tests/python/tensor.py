@@ -236,6 +236,10 @@ check(fields["device"][0] == kDLCUDAHost,
       % (fields["device"],))
 check(np.array_equal(arr, np.from_dlpack(hframe)),
       "the kDLCUDAHost tensor reads the same bytes")
+# The frame's page-locked memory is counted while Python holds it.
+locked = GstPinned.host_memory_get_locked_bytes()
+check(locked >= got["host"][0].get_buffer().get_size(),
+      "the page-locked bytes count the frames Python holds: %d" % locked)
 del hframe
 
 # ---- nvcodec's CUDA memory, where nvcodec is there -------------------------
