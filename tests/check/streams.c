@@ -237,9 +237,11 @@ GST_START_TEST (test_streams_share_a_device)
 GST_END_TEST;
 
 /* Two round trips of @caps frames, each alone (batch=1), sharing device 0
- * for @ms: the turns and copies of the first one's upload. */
+ * for @ms: the turns and copies of the first one's upload, and the copies
+ * of the other's. */
 static void
-share_turns (const gchar * caps, guint ms, guint64 * turns, guint64 * copies)
+share_turns (const gchar * caps, guint ms, guint64 * turns, guint64 * copies,
+    guint64 * other)
 {
   gchar *launch = g_strdup_printf ("videotestsrc num-buffers=1 ! "
       "video/x-raw,%s,framerate=30/1 ! imagefreeze ! "
@@ -258,6 +260,7 @@ share_turns (const gchar * caps, guint ms, guint64 * turns, guint64 * copies)
   g_usleep (pinned_test_ms (ms) * 1000);
   *turns = stat_of (pipelines[0], "turns");
   *copies = stat_of (pipelines[0], "copies");
+  *other = stat_of (pipelines[1], "copies");
   for (i = 0; i < 2; i++) {
     gst_element_set_state (pipelines[i], GST_STATE_NULL);
     gst_object_unref (pipelines[i]);
@@ -269,17 +272,18 @@ share_turns (const gchar * caps, guint ms, guint64 * turns, guint64 * copies)
  * (fences) of frames that batch, a quantum that costs fewer host waits,
  * and every copy of frames too large to batch (over 8 MiB): their copies
  * are long, and a turn each costs fewer wake-ups than its pools' gate.
- * With each copy held back 1 ms, the queue is never found empty. */
+ * With each copy held back, the queue is not found empty. */
 GST_START_TEST (test_streams_turn_quantum_by_size)
 {
-  guint64 turns, copies;
+  guint64 turns, copies, other;
 
   /* Stand-in only: there the held-back copies keep every queue full. */
   if (!pinned_test_is_fake ())
     return;
   pinned_test_set_copy_delay (1);
 
-  share_turns ("format=RGBA,width=320,height=180", 1000, &turns, &copies);
+  share_turns ("format=RGBA,width=320,height=180", 1000, &turns, &copies,
+      &other);
   GST_INFO ("small frames: %" G_GUINT64_FORMAT " turns, %" G_GUINT64_FORMAT
       " copies", turns, copies);
   fail_unless (copies > 40, "only %" G_GUINT64_FORMAT " copies", copies);
@@ -287,13 +291,21 @@ GST_START_TEST (test_streams_turn_quantum_by_size)
       G_GUINT64_FORMAT " turns for %" G_GUINT64_FORMAT " copies", turns,
       copies);
 
-  /* 1600 x 1400 RGBA: 8.96 MB. */
-  share_turns ("format=RGBA,width=1600,height=1400", 2000, &turns, &copies);
+  /* 1600 x 1400 RGBA: 8.96 MB. The lane counts as shared while the
+   * other stream copied in the last 100 ms: on a host too slow to run the
+   * other pipeline that often (valgrind beside other tests: a copy of 9 MB
+   * and the threads' turns there take tens of ms) the first stops taking
+   * turns and keeps the engine. Then the rule is not what is measured: it
+   * is judged where both pipelines got a share. */
+  pinned_test_set_copy_delay (2);
+  share_turns ("format=RGBA,width=1600,height=1400", 2000, &turns, &copies,
+      &other);
   GST_INFO ("large frames: %" G_GUINT64_FORMAT " turns, %" G_GUINT64_FORMAT
-      " copies", turns, copies);
+      " copies, the other stream %" G_GUINT64_FORMAT, turns, copies, other);
   fail_unless (copies > 10, "only %" G_GUINT64_FORMAT " copies", copies);
-  fail_unless (turns * 3 >= copies * 2, "large frames: %" G_GUINT64_FORMAT
-      " turns for %" G_GUINT64_FORMAT " copies", turns, copies);
+  if (other * 2 >= copies)
+    fail_unless (turns * 3 >= copies * 2, "large frames: %" G_GUINT64_FORMAT
+        " turns for %" G_GUINT64_FORMAT " copies", turns, copies);
   pinned_test_reset ();
 }
 
