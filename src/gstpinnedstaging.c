@@ -175,7 +175,8 @@ job_unref (Job * job)
       gst_clear_pinned_fence (&job->fences[i]);
     g_free (job->fences);
   }
-  g_async_queue_unref (job->done);
+  if (job->done)
+    g_async_queue_unref (job->done);
   g_mutex_clear (&job->lock);
   g_cond_clear (&job->cond);
   g_free (job);
@@ -625,7 +626,7 @@ chunk_for (GstPinnedStager * stager, gsize size)
 
 static Job *
 job_new (GstPinnedStager * stager, JobType type, guint8 * dst,
-    const guint8 * src, gsize size)
+    const guint8 * src, gsize size, gboolean detached)
 {
   Job *job = g_new0 (Job, 1);
 
@@ -636,7 +637,11 @@ job_new (GstPinnedStager * stager, JobType type, guint8 * dst,
   job->size = size;
   job->chunk = chunk_for (stager, size);
   job->n_chunks = (guint) ((size + job->chunk - 1) / job->chunk);
-  job->done = g_async_queue_new ();
+  /* The caller of a job it waits for takes each landed chunk from here; a
+   * detached job's workers tell its cond instead. */
+  job->detached = detached;
+  if (!detached)
+    job->done = g_async_queue_new ();
   job->context = stager->context;
   g_mutex_init (&job->lock);
   g_cond_init (&job->cond);
@@ -698,7 +703,7 @@ stage_detached (GstPinnedStager * stager, GstPinnedStream * stream,
       size <= chunk_for (stager, size) ||
       (owner->pool == NULL && map->size > FRESH_DETACH_MAX))
     return TRUE;
-  job = job_new (stager, JOB_COPY, staging, src, size);
+  job = job_new (stager, JOB_COPY, staging, src, size, TRUE);
   if (!gst_memory_map (map->memory, &job->map, GST_MAP_READ)) {
     job_unref (job);
     return TRUE;
@@ -706,7 +711,6 @@ stage_detached (GstPinnedStager * stager, GstPinnedStream * stream,
   job->src = job->map.data + (src - map->data);
   job->owner = gst_buffer_ref (owner);
   job->pooled = owner->pool != NULL;
-  job->detached = TRUE;
   if (!job_start (stager, job)) {
     /* No worker to be had: the caller copies. */
     job_release (job);
@@ -812,7 +816,7 @@ gst_pinned_stager_upload (GstPinnedStager * stager, GstPinnedStream * stream,
             cudaMemcpyHostToDevice,
             gst_pinned_stream_get_cuda_stream (stream)), error);
 
-  job = job_new (stager, JOB_COPY, staging, src, size);
+  job = job_new (stager, JOB_COPY, staging, src, size, FALSE);
   ok = job_run (stager, job, upload_landed, &up, error);
   job_unref (job);
 
@@ -839,7 +843,7 @@ gst_pinned_stager_stage (GstPinnedStager * stager, GstPinnedStream * stream,
   if (detached)
     return staging;
 
-  job = job_new (stager, JOB_COPY, staging, src, size);
+  job = job_new (stager, JOB_COPY, staging, src, size, FALSE);
   ok = job_run (stager, job, NULL, NULL, error);
   job_unref (job);
 
@@ -850,7 +854,8 @@ void
 gst_pinned_stager_copy_out (GstPinnedStager * stager, guint8 * dst,
     gsize dpitch, const guint8 * staging, gsize spitch, gsize width, guint rows)
 {
-  Job *job = job_new (stager, JOB_COPY, dst, staging, (gsize) rows * width);
+  Job *job = job_new (stager, JOB_COPY, dst, staging, (gsize) rows * width,
+      FALSE);
 
   /* Bands of rows about as big as the chunks of a 1D copy. */
   job->rows = rows;
@@ -878,7 +883,7 @@ gst_pinned_stager_download (GstPinnedStager * stager, GstPinnedStream * stream,
   if (staging == NULL)
     return FALSE;
 
-  job = job_new (stager, JOB_COPY_AFTER_FENCE, dst, staging, size);
+  job = job_new (stager, JOB_COPY_AFTER_FENCE, dst, staging, size, FALSE);
   job->fences = g_new0 (GstPinnedFence *, job->n_chunks);
 
   /* All the DMA first: the copy engine runs ahead of the threads. */
