@@ -49,8 +49,13 @@ struct _GstPinnedStream
   /* Atomic: the way its copies go (GstPinnedLane), set by the first. */
   gint lane;
   gint lane_device;
-  /* Atomic: when it last saw another stream's copy in its lane (us). */
+  /* Atomic: when it last saw another stream's copy in its lane (us); when
+   * it last noted a copy, how many, and how many when it last saw another
+   * stream's copy come since its own last one. */
   gint64 other_us;
+  gint64 note_us;
+  guint64 notes;
+  guint64 other_note;
 };
 
 static guint64 next_stream_id = 1;
@@ -59,12 +64,20 @@ static guint64 next_stream_id = 1;
  * between streams: a stream whose queue never runs empty keeps it. Streams
  * that share one take turns (gst_pinned_fence_wait_turn()). A lane (a
  * device's engine one way) is shared for a stream while another stream of
- * the process copied that way in the last LANE_QUIET_US: an idle or paused
- * pipeline does not make a streaming one wait. Each lane keeps the last
- * copier's id and time; both are hints, so a racing pair of them costs one
- * turn too many or too few. */
+ * the process copied that way lately: in the last LANE_QUIET_US, or between
+ * two of the stream's copies among its last LANE_QUIET_NOTES. An idle or
+ * paused pipeline does not make a streaming one wait for long, and a
+ * neighbour whose copy waits for the stream's next turn still counts
+ * however long the stream's copies and host waits take: its host waits for
+ * that copy and notes nothing meanwhile (with copies of 40 ms the stream
+ * slept 330 ms between bursts of copies, the lane went quiet by time, and
+ * the neighbour's copy never ran). LANE_QUIET_NOTES is four of the largest
+ * quanta of batched frames (a fence stands for up to four). Each lane
+ * keeps the last copier's id and time; both are hints, so a racing pair of
+ * them costs one turn too many or too few. */
 #define LANE_DEVICES 64
 #define LANE_QUIET_US (100 * 1000)
+#define LANE_QUIET_NOTES 64
 static guint64 lane_last_id[LANE_DEVICES][2];
 static gint64 lane_last_us[LANE_DEVICES][2];
 
@@ -314,7 +327,8 @@ gboolean
 gst_pinned_stream_note_lane (GstPinnedStream * stream, GstPinnedLane lane)
 {
   gint device, way;
-  gint64 now, other;
+  gint64 now, other, last;
+  guint64 notes, seen;
 
   if (lane == GST_PINNED_LANE_NONE)
     return FALSE;
@@ -331,13 +345,21 @@ gst_pinned_stream_note_lane (GstPinnedStream * stream, GstPinnedLane lane)
   device = stream->lane_device;
   way = g_atomic_int_get (&stream->lane) - 1;
   now = g_get_monotonic_time ();
+  notes = __atomic_add_fetch (&stream->notes, 1, __ATOMIC_RELAXED);
+  last = __atomic_exchange_n (&stream->note_us, now, __ATOMIC_RELAXED);
   if (__atomic_load_n (&lane_last_id[device][way], __ATOMIC_RELAXED) !=
-      stream->id)
-    __atomic_store_n (&stream->other_us, __atomic_load_n (&lane_last_us
-            [device][way], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+      stream->id) {
+    other = __atomic_load_n (&lane_last_us[device][way], __ATOMIC_RELAXED);
+    __atomic_store_n (&stream->other_us, other, __ATOMIC_RELAXED);
+    /* Between this stream's copies: it counts for the next ones too. */
+    if (last > 0 && other > last)
+      __atomic_store_n (&stream->other_note, notes, __ATOMIC_RELAXED);
+  }
   __atomic_store_n (&lane_last_id[device][way], stream->id, __ATOMIC_RELAXED);
   __atomic_store_n (&lane_last_us[device][way], now, __ATOMIC_RELAXED);
 
   other = __atomic_load_n (&stream->other_us, __ATOMIC_RELAXED);
-  return other > 0 && now - other < LANE_QUIET_US;
+  seen = __atomic_load_n (&stream->other_note, __ATOMIC_RELAXED);
+  return (other > 0 && now - other < LANE_QUIET_US) ||
+      (seen > 0 && notes - seen < LANE_QUIET_NOTES);
 }

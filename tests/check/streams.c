@@ -356,6 +356,70 @@ GST_START_TEST (test_streams_idle_neighbour)
 
 GST_END_TEST;
 
+/* A neighbour held off its engine still shares it. With copies of 40 ms,
+ * a stream that keeps its queue full takes its turn every four copies
+ * (160 ms): longer than a lane stays shared by time alone (100 ms), so
+ * the neighbour whose one queued copy waits for that turn, its host
+ * waiting too, noted nothing since and must still count. Before it did,
+ * the neighbour got no frame while the first streamed, and its teardown
+ * hung on that copy. */
+GST_START_TEST (test_streams_starved_neighbour)
+{
+  const gchar *launch = "videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGBA,width=320,height=180,framerate=30/1 ! "
+      "imagefreeze ! pinnedupload name=el device-id=0 batch=1 ! "
+      "pinneddownload device-id=0 batch=1 ! fakesink name=sink sync=false";
+  Sharer sharers[2];
+  gint frames[2];
+  guint i;
+
+  /* Stand-in only: it holds each copy back for as long as asked. */
+  if (!pinned_test_is_fake ())
+    return;
+  pinned_test_set_copy_delay (40);
+  for (i = 0; i < 2; i++) {
+    GstElement *sink;
+    GstPad *pad;
+
+    sharers[i].pipeline = gst_parse_launch (launch, NULL);
+    fail_unless (sharers[i].pipeline != NULL);
+    sharers[i].frames = 0;
+    sink = gst_bin_get_by_name (GST_BIN (sharers[i].pipeline), "sink");
+    pad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_probe,
+        &sharers[i].frames, NULL);
+    gst_object_unref (pad);
+    gst_object_unref (sink);
+  }
+
+  /* The first streams alone, then the neighbour joins. */
+  fail_unless (gst_element_set_state (sharers[0].pipeline,
+          GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  g_usleep (pinned_test_ms (400) * 1000);
+  fail_unless (gst_element_set_state (sharers[1].pipeline,
+          GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  g_usleep (pinned_test_ms (2000) * 1000);
+  for (i = 0; i < 2; i++)
+    frames[i] = g_atomic_int_get (&sharers[i].frames);
+
+  /* The first goes first: a neighbour still starved gets its copies then,
+   * and goes too. */
+  for (i = 0; i < 2; i++) {
+    gst_element_set_state (sharers[i].pipeline, GST_STATE_NULL);
+    gst_object_unref (sharers[i].pipeline);
+  }
+  pinned_test_reset ();
+
+  GST_INFO ("frames: %d, the neighbour %d", frames[0], frames[1]);
+  fail_unless (frames[0] > 4, "the first stream: %d frames", frames[0]);
+  /* Its first copies go before the first stream's queue fills (4 frames):
+   * then a share, about one copy a turn. */
+  fail_unless (frames[1] > 8 && frames[1] * 4 >= frames[0], "the neighbour "
+      "got %d frames in 2 s beside %d", frames[1], frames[0]);
+}
+
+GST_END_TEST;
+
 static Suite *
 streams_suite (void)
 {
@@ -368,6 +432,7 @@ streams_suite (void)
   tcase_add_test (tc, test_streams_share_a_device);
   tcase_add_test (tc, test_streams_idle_neighbour);
   tcase_add_test (tc, test_streams_turn_quantum_by_size);
+  tcase_add_test (tc, test_streams_starved_neighbour);
   return s;
 }
 
