@@ -17,14 +17,13 @@
  * what the elements hand their kernels (pointers, pitches, channels,
  * coefficients) and their fences; on a GPU the real kernels run. */
 
-#include <dlfcn.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <gst/app/gstappsink.h>
 #include "pinnedtest.h"
 #include <cuda_runtime_api.h>
-#include "convert.h"
 #include "convertref.h"
+#include "kernelemu.h"
 
 static const gchar *in_formats[] = { "NV12", "NV21", "I420", "YV12" };
 
@@ -35,66 +34,6 @@ static const gchar *out_formats[] = { "RGBA", "BGRx", "ARGB", "xBGR", "RGBP",
 static const gchar *colorimetries[] = { "bt601", "bt709", "bt2020",
   "1:4:7:1"                     /* full range BT.601 (jpeg) */
 };
-
-/* ---- CPU emulations for the stand-in runtime ------------------------- */
-
-typedef void *(*TranslateFunc) (const void *, size_t);
-typedef void (*RegisterFunc) (const char *, void *(*)(void **, dim3, dim3),
-    void (*)(void *));
-
-static TranslateFunc translate;
-
-static void *
-convert_bind (void **args, dim3 grid, dim3 block)
-{
-  return g_memdup2 (args[0], sizeof (PinnedConvertParams));
-}
-
-static void
-convert_run (void *closure)
-{
-  PinnedConvertParams p = *(PinnedConvertParams *) closure;
-  gsize cw = (p.width + 1) / 2, ch = (p.height + 1) / 2;
-  gint x, y, i;
-
-  p.y = translate (p.y, (gsize) (p.height - 1) * p.y_pitch + p.width);
-  p.u = translate (p.u, (ch - 1) * p.uv_pitch + (cw - 1) * p.uv_step + 1);
-  p.v = translate (p.v, (ch - 1) * p.uv_pitch + (cw - 1) * p.uv_step + 1);
-  for (i = 0; i < 4; i++) {
-    if (p.out[i])
-      p.out[i] = translate (p.out[i], (gsize) (p.height - 1) * p.out_pitch[i]
-          + (gsize) (p.width - 1) * p.out_step[i] + 1);
-  }
-  g_assert (p.y && p.u && p.v && p.out[0] && p.out[1] && p.out[2]);
-  for (y = 0; y < p.height; y++)
-    for (x = 0; x < p.width; x++)
-      pinned_convert_pixel (&p, x, y);
-}
-
-static void *
-busy_bind (void **args, dim3 grid, dim3 block)
-{
-  return g_memdup2 (args[0], sizeof (unsigned long long));
-}
-
-static void
-busy_run (void *closure)
-{
-  g_usleep (*(unsigned long long *) closure / 1000);
-}
-
-static void
-register_emulations (void)
-{
-  RegisterFunc reg = dlsym (RTLD_DEFAULT, "fakecuda_register_kernel");
-
-  if (!pinned_test_is_fake ())
-    return;
-  translate = dlsym (RTLD_DEFAULT, "fakecuda_translate");
-  g_assert (reg && translate);
-  reg ("pinned_convert_kernel", convert_bind, convert_run);
-  reg ("pinned_busy_kernel", busy_bind, busy_run);
-}
 
 /* ---- tests ------------------------------------------------------------ */
 
@@ -423,7 +362,7 @@ filters_suite (void)
   Suite *s = suite_create ("filters");
   TCase *tc = tcase_create ("general");
 
-  register_emulations ();
+  pinned_test_emulate_kernels ();
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 240);
   tcase_add_test (tc, test_convert_matches_reference);

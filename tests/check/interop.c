@@ -34,8 +34,8 @@
 #include <gst/pinned/gstpinnedcudacontext.h>
 #include <gst/pinned/gstpinnedcudamemory.h>
 #include "pinnedtest.h"
+#include "kernelemu.h"
 #include <cuda_runtime_api.h>
-#include "convert.h"
 
 #define DELAY_MS pinned_test_ms (300)
 
@@ -1313,63 +1313,6 @@ GST_END_TEST;
 
 /* ---- GPU filters on CUDA memory --------------------------------------- */
 
-typedef void *(*TranslateFunc) (const void *, size_t);
-typedef void (*RegisterFunc) (const char *, void *(*)(void **, dim3, dim3),
-    void (*)(void *));
-
-static TranslateFunc translate;
-
-static void *
-convert_bind (void **args, dim3 grid, dim3 block)
-{
-  return g_memdup2 (args[0], sizeof (PinnedConvertParams));
-}
-
-static void
-convert_run (void *closure)
-{
-  PinnedConvertParams p = *(PinnedConvertParams *) closure;
-  gsize cw = (p.width + 1) / 2, ch = (p.height + 1) / 2;
-  gint x, y, i;
-
-  p.y = translate (p.y, (gsize) (p.height - 1) * p.y_pitch + p.width);
-  p.u = translate (p.u, (ch - 1) * p.uv_pitch + (cw - 1) * p.uv_step + 1);
-  p.v = translate (p.v, (ch - 1) * p.uv_pitch + (cw - 1) * p.uv_step + 1);
-  for (i = 0; i < 4; i++) {
-    if (p.out[i])
-      p.out[i] = translate (p.out[i], (gsize) (p.height - 1) * p.out_pitch[i]
-          + (gsize) (p.width - 1) * p.out_step[i] + 1);
-  }
-  g_assert (p.y && p.u && p.v && p.out[0] && p.out[1] && p.out[2]);
-  for (y = 0; y < p.height; y++)
-    for (x = 0; x < p.width; x++)
-      pinned_convert_pixel (&p, x, y);
-}
-
-static void
-busy_run (void *closure)
-{
-}
-
-static void *
-busy_bind (void **args, dim3 grid, dim3 block)
-{
-  return NULL;
-}
-
-static void
-register_emulations (void)
-{
-  RegisterFunc reg = dlsym (RTLD_DEFAULT, "fakecuda_register_kernel");
-
-  if (!pinned_test_is_fake ())
-    return;
-  translate = dlsym (RTLD_DEFAULT, "fakecuda_translate");
-  g_assert (reg && translate);
-  reg ("pinned_convert_kernel", convert_bind, convert_run);
-  reg ("pinned_busy_kernel", busy_bind, busy_run);
-}
-
 /* pinnedconvert on a CUDA frame gives what it gives on the same frame in
  * its own device memory (which the filters suite checks against the CPU
  * reference), odd size: the frame is read in its CUDA layout. */
@@ -1388,7 +1331,7 @@ GST_START_TEST (test_convert_takes_cuda_memory)
   GstPad *pad;
   GstCaps *caps;
 
-  register_emulations ();
+  pinned_test_emulate_kernels ();
   caps = gst_caps_from_string (in_caps);
   fail_unless (gst_video_info_from_caps (&in_info, caps));
   gst_caps_unref (caps);
@@ -1437,7 +1380,7 @@ GST_START_TEST (test_filter_cuda_input_held_until_read)
   GstBufferPool *pool;
   GstBuffer *cuda_buf, *out;
 
-  register_emulations ();
+  pinned_test_emulate_kernels ();
   gst_harness_set_caps (h, gst_caps_ref (cuda_caps),
       gst_caps_from_string ("video/x-raw,format=RGBA"));
   convert = element_of (h, "pinnedconvert");
@@ -1472,7 +1415,7 @@ GST_END_TEST;
  * frame comes out unchanged, the CUDA buffer is not written. */
 GST_START_TEST (test_in_place_filter_takes_cuda_memory)
 {
-  register_emulations ();
+  pinned_test_emulate_kernels ();
   check_chain ("cudaupload ! video/x-raw(memory:CUDAMemory) ! "
       "pinnedbusy busy-us=10 ! pinneddownload", &confs[2], 3);
 }

@@ -9,17 +9,21 @@
 
 /* Many streams at once, spread over every device, in one process (an
  * analytics host's cameras): each stream's frames through the pair beside
- * a plain branch, every frame of every stream equal to its plain twin,
- * all streams running together; and streams that share a device share
- * its copy engines fairly. */
+ * a plain branch, every frame of every stream equal to its plain twin (or,
+ * through pinnedconvert, to the CPU reference of its conversion), all
+ * streams running together; and streams that share a device share its
+ * copy engines fairly. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <cuda_runtime_api.h>
+#include <gst/app/gstappsink.h>
 
 #include "pinnedtest.h"
+#include "convertref.h"
+#include "kernelemu.h"
 
 /* On a GPU: 64 streams of 1080p NV12 (the target of issue 26), over every
  * device; on the stand-in, whose copies are memcpy on threads, 16 small
@@ -31,37 +35,79 @@ typedef struct
 {
   GstElement *pipeline;
   gchar *what;
+  gboolean convert;
   guint frames;
 } Stream;
+
+/* Each converted frame against the CPU reference of its plain twin's
+ * conversion; the frames counted. */
+static guint
+pull_converted (Stream * s)
+{
+  GstAppSink *ref = GST_APP_SINK (gst_bin_get_by_name (GST_BIN (s->pipeline),
+          "ref"));
+  GstAppSink *out = GST_APP_SINK (gst_bin_get_by_name (GST_BIN (s->pipeline),
+          "out"));
+  GstSample *a, *b;
+  guint n = 0;
+
+  while ((b = gst_app_sink_pull_sample (out)) != NULL) {
+    GstVideoInfo in_info, out_info;
+    GstBuffer *expect;
+
+    a = gst_app_sink_pull_sample (ref);
+    fail_unless (a != NULL, "%s: frame %u only after pinnedconvert", s->what,
+        n);
+    fail_unless (gst_video_info_from_caps (&in_info, gst_sample_get_caps (a)));
+    fail_unless (gst_video_info_from_caps (&out_info, gst_sample_get_caps (b)));
+    expect = pinned_test_reference_convert (gst_sample_get_buffer (a),
+        &in_info, &out_info);
+    fail_unless (pinned_test_frames_equal (expect, gst_sample_get_buffer (b),
+            &out_info), "%s: frame %u differs from the reference", s->what, n);
+    gst_buffer_unref (expect);
+    gst_sample_unref (a);
+    gst_sample_unref (b);
+    n++;
+  }
+  fail_unless (gst_app_sink_pull_sample (ref) == NULL,
+      "%s: frame %u only on the plain branch", s->what, n);
+  gst_object_unref (ref);
+  gst_object_unref (out);
+  return n;
+}
 
 static gpointer
 pull_thread (gpointer data)
 {
   Stream *s = data;
 
-  s->frames = pinned_test_pull_branches (s->pipeline, 0, s->what);
+  s->frames = s->convert ? pull_converted (s) :
+      pinned_test_pull_branches (s->pipeline, 0, s->what);
   return NULL;
 }
 
 static Stream *
-stream_new (guint i, guint device, guint frames, gint width, gint height)
+stream_new (guint i, guint device, guint frames, gint width, gint height,
+    gboolean convert)
 {
   /* smpte, snow (new random bytes each frame), ball (moving). */
   static const gchar *patterns[] = { "smpte", "snow", "ball" };
   Stream *s = g_new0 (Stream, 1);
   gchar *launch = g_strdup_printf ("videotestsrc num-buffers=%u pattern=%s ! "
       "video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 ! "
-      "tee name=t t. ! queue ! pinnedupload device-id=%u ! "
+      "tee name=t t. ! queue ! pinnedupload device-id=%u ! %s"
       "pinneddownload device-id=%u ! appsink name=out sync=false "
       "max-buffers=4 t. ! queue ! appsink name=ref sync=false max-buffers=4",
       frames, patterns[i % G_N_ELEMENTS (patterns)], width, height, device,
-      device);
+      convert ? "pinnedconvert ! video/x-raw(memory:PinnedDevice),"
+      "format=RGBA ! " : "", device);
   GError *error = NULL;
 
   s->pipeline = gst_parse_launch (launch, &error);
   fail_unless (s->pipeline != NULL, "%s: %s", launch,
       error ? error->message : "");
   s->what = g_strdup_printf ("stream %u on device %u", i, device);
+  s->convert = convert;
   g_free (launch);
   return s;
 }
@@ -80,7 +126,10 @@ stream_free (Stream * s)
   g_free (s);
 }
 
-GST_START_TEST (test_streams_over_devices)
+/* Every stream's frames, all running at once; @convert: through
+ * pinnedconvert to RGBA between the copies. */
+static void
+check_over_devices (gboolean convert)
 {
   gboolean fake = pinned_test_is_fake ();
   guint n = fake ? FAKE_STREAMS : GPU_STREAMS;
@@ -93,10 +142,10 @@ GST_START_TEST (test_streams_over_devices)
 
   fail_unless (cudaGetDeviceCount (&devices) == cudaSuccess);
   fail_unless (devices > 0);
-  GST_INFO ("%u streams of %dx%d NV12 over %d devices", n, width, height,
-      devices);
+  GST_INFO ("%u streams of %dx%d NV12 over %d devices%s", n, width, height,
+      devices, convert ? ", converted to RGBA" : "");
   for (i = 0; i < n; i++) {
-    streams[i] = stream_new (i, i % devices, frames, width, height);
+    streams[i] = stream_new (i, i % devices, frames, width, height, convert);
     fail_unless (gst_element_set_state (streams[i]->pipeline,
             GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   }
@@ -110,6 +159,21 @@ GST_START_TEST (test_streams_over_devices)
   }
   g_free (threads);
   g_free (streams);
+}
+
+GST_START_TEST (test_streams_over_devices)
+{
+  check_over_devices (FALSE);
+}
+
+GST_END_TEST;
+
+/* The same with pinnedconvert between the copies (NV12 to RGBA on each
+ * stream's device), each frame against the CPU reference. */
+GST_START_TEST (test_streams_convert_over_devices)
+{
+  pinned_test_emulate_kernels ();
+  check_over_devices (TRUE);
 }
 
 GST_END_TEST;
@@ -429,6 +493,7 @@ streams_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_streams_over_devices);
+  tcase_add_test (tc, test_streams_convert_over_devices);
   tcase_add_test (tc, test_streams_share_a_device);
   tcase_add_test (tc, test_streams_idle_neighbour);
   tcase_add_test (tc, test_streams_turn_quantum_by_size);
