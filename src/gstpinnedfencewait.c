@@ -70,6 +70,13 @@ static _Thread_local guint64 thread_waits;
 static _Thread_local guint64 thread_wait_ns;
 static _Thread_local guint64 thread_turns;
 
+/* And the process's, with the questions they asked (atomic): the waits
+ * outside the elements too (a source's pool acquire, an application's
+ * map). */
+static guint64 process_waits;
+static guint64 process_questions;
+static guint64 process_wait_ns;
+
 /* A sleep of 2 us takes 50 to 60 us where the thread's timer slack is the
  * kernel's default (50 us), about a frame's copy at 1080p: a gate that
  * means to wake right after the copy it waits for needs a slack of 1 us.
@@ -101,7 +108,7 @@ static gboolean
 wait_running (GstPinnedFence * fence, gulong first_us, gulong step_us,
     gboolean precise, guint * questions, GError ** error)
 {
-  GstClockTime start;
+  GstClockTime start, took;
   cudaError_t result;
   gboolean ok;
   guint n = 0;
@@ -131,8 +138,12 @@ wait_running (GstPinnedFence * fence, gulong first_us, gulong step_us,
     ok = gst_pinned_cuda_result (cudaEventSynchronize (fence->event), error);
     n = 1;
   }
+  took = gst_util_get_timestamp () - start;
   thread_waits++;
-  thread_wait_ns += gst_util_get_timestamp () - start;
+  thread_wait_ns += took;
+  __atomic_add_fetch (&process_waits, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&process_questions, n, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&process_wait_ns, took, __ATOMIC_RELAXED);
   if (questions)
     *questions = n;
   if (ok)
@@ -443,6 +454,34 @@ gst_pinned_fence_wait_turn (GstPinnedStream * stream, gsize frame_bytes,
   __atomic_store_n (&track->turn_seq, last, __ATOMIC_RELAXED);
   gst_pinned_fence_unref (newest);
   return ok;
+}
+
+/**
+ * gst_pinned_fence_get_host_waits:
+ * @waits: (out) (optional): how many times a host thread waited for GPU work
+ * @questions: (out) (optional): how many times those waits asked the
+ *   driver whether the work was done (each after a sleep)
+ * @ns: (out) (optional): how long they waited in all, in nanoseconds
+ *
+ * The host waits for fences of this process so far, in every thread: the
+ * elements' (their `stats` count their own), a source's taking a buffer
+ * from a pool whose copy still reads it, an application's CPU map. A wait
+ * sleeps and asks, so each question costs the host a wake-up and a driver
+ * call: with many streams that is where much of the CPU goes
+ * (docs/performance.md).
+ *
+ * Since: 0.1
+ */
+void
+gst_pinned_fence_get_host_waits (guint64 * waits, guint64 * questions,
+    guint64 * ns)
+{
+  if (waits)
+    *waits = __atomic_load_n (&process_waits, __ATOMIC_RELAXED);
+  if (questions)
+    *questions = __atomic_load_n (&process_questions, __ATOMIC_RELAXED);
+  if (ns)
+    *ns = __atomic_load_n (&process_wait_ns, __ATOMIC_RELAXED);
 }
 
 void

@@ -256,7 +256,8 @@ stream_launch (const BenchDevices * b, guint device, gboolean convert,
   return g_strdup_printf ("benchframesrc name=src duration=%" G_GUINT64_FORMAT
       " caps=\"video/x-raw,format=%s,width=%d,height=%d,framerate=30/1\" ! "
       "pinnedupload name=up device-id=%u %s ! %s "
-      "pinneddownload device-id=%u %s ! fakesink name=sink sync=false",
+      "pinneddownload name=down device-id=%u %s ! "
+      "fakesink name=sink sync=false",
       (guint64) (seconds * GST_SECOND), b->format, b->width, b->height,
       device, props, convert ? "pinnedconvert ! "
       "video/x-raw(memory:PinnedDevice),format=RGBA !" : "", device, props);
@@ -353,6 +354,36 @@ frames_now (Stream ** streams, guint n, guint * each)
   return total;
 }
 
+/* Host waits: [0] the uploads', [1] the downloads' (their `stats`), [2]
+ * the uploads' turns, summed over @n streams; [3] the process's, [4] their
+ * questions, [5] their time (ns). */
+static void
+waits_now (Stream ** streams, guint n, guint64 w[6])
+{
+  static const gchar *names[] = { "up", "down" };
+  guint i, k;
+
+  memset (w, 0, 6 * sizeof (guint64));
+  gst_pinned_fence_get_host_waits (&w[3], &w[4], &w[5]);
+  for (i = 0; i < n; i++) {
+    for (k = 0; k < G_N_ELEMENTS (names); k++) {
+      GstElement *el = gst_bin_get_by_name (GST_BIN (streams[i]->pipeline),
+          names[k]);
+      GstStructure *stats = NULL;
+      guint64 v;
+
+      g_object_get (el, "stats", &stats, NULL);
+      if (stats && gst_structure_get_uint64 (stats, "host-waits", &v))
+        w[k] += v;
+      if (stats && k == 0 && gst_structure_get_uint64 (stats, "turns", &v))
+        w[2] += v;
+      if (stats)
+        gst_structure_free (stats);
+      gst_object_unref (el);
+    }
+  }
+}
+
 /* A stream that stopped: $BENCH_STALL_COMMAND (%p: this process) shows
  * where its threads are, e.g. a debugger's backtraces. */
 static void
@@ -425,6 +456,9 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     guint *each0 = g_new0 (guint, b->streams);
     guint *each1 = g_new0 (guint, b->streams);
 
+    guint64 w0[6], w1[6], frames;
+
+    waits_now (streams, b->streams, w0);
     t0 = now_s ();
     c0 = bench_cpu_seconds ();
     f0 = frames_now (streams, b->streams, each0);
@@ -432,6 +466,14 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     f1 = frames_now (streams, b->streams, each1);
     c1 = bench_cpu_seconds ();
     t1 = now_s ();
+    waits_now (streams, b->streams, w1);
+    frames = MAX (f1 - f0, 1);
+    r->up_waits = (gdouble) (w1[0] - w0[0]) / frames;
+    r->down_waits = (gdouble) (w1[1] - w0[1]) / frames;
+    r->turns = (gdouble) (w1[2] - w0[2]) / frames;
+    r->waits = (gdouble) (w1[3] - w0[3]) / frames;
+    r->questions = (gdouble) (w1[4] - w0[4]) / MAX (w1[3] - w0[3], 1);
+    r->wait_us = (w1[5] - w0[5]) / 1e3 / frames;
     error = streams_error (streams, b->streams);
     r->frames_per_s = (f1 - f0) / (t1 - t0);
     r->gb_per_s = r->frames_per_s * b->frame_bytes / 1e9;
@@ -555,6 +597,11 @@ print_result (const gchar * what, guint n, guint streams,
   if (r->fastest > 0)
     g_print ("%-12s a stream: slowest %.1f frames/s, fastest %.1f\n", "",
         r->slowest, r->fastest);
+  if (r->fastest > 0)
+    g_print ("%-12s host waits a frame: %.3f (%.2f questions each; the "
+        "uploads' %.3f, turns %.3f, the downloads' %.3f), %.1f us waited a "
+        "frame\n", "", r->waits, r->questions, r->up_waits, r->turns,
+        r->down_waits, r->wait_us);
   g_free (memory);
 }
 

@@ -502,7 +502,9 @@ GST_END_TEST;
  * between asks instead of spinning (or arming blocking-sync events, whose
  * waits cost CUDA's event handler thread), and asks less often the longer
  * it waits: over a 200 ms wait the waiting thread uses under 2 % of it in
- * CPU time (it used 11 % on an H100 machine when it asked every 64 us). */
+ * CPU time (it used 11 % on an H100 machine when it asked every 64 us).
+ * The process's count of host waits has it: one wait, its questions, its
+ * time. */
 static gdouble
 thread_cpu_ms (void)
 {
@@ -517,6 +519,7 @@ GST_START_TEST (test_fence_event_flags)
   GstPinnedContext *ctx = open_context ();
   GstPinnedStream *a = gst_pinned_stream_new (ctx, NULL);
   GstPinnedFence *fence;
+  guint64 waits[2], questions[2], ns[2];
   gint64 t0;
   gdouble cpu0, cpu, wall, share;
 
@@ -529,14 +532,23 @@ GST_START_TEST (test_fence_event_flags)
     fail_unless_equals_int (pinned_test_event_flags (fence),
         cudaEventDisableTiming);
 
+  gst_pinned_fence_get_host_waits (&waits[0], &questions[0], &ns[0]);
   t0 = g_get_monotonic_time ();
   cpu0 = thread_cpu_ms ();
   fail_unless (gst_pinned_fence_wait (fence, NULL));
   cpu = thread_cpu_ms () - cpu0;
   wall = (g_get_monotonic_time () - t0) / 1e3;
+  gst_pinned_fence_get_host_waits (&waits[1], &questions[1], &ns[1]);
   fail_unless (wall >= 150, "the wait returned after %.1f ms", wall);
   fail_unless (cpu < share * wall, "waiting %.1f ms took %.1f ms of CPU",
       wall, cpu);
+  fail_unless_equals_uint64 (waits[1] - waits[0], 1);
+  /* Sleeps of 2, 4, ... 64 us, then a sixteenth of the wait so far. */
+  fail_unless (questions[1] - questions[0] >= 8, "%" G_GUINT64_FORMAT
+      " questions in %.1f ms", questions[1] - questions[0], wall);
+  fail_unless (ns[1] - ns[0] >= 150 * GST_MSECOND &&
+      ns[1] - ns[0] <= wall * GST_MSECOND, "%" G_GUINT64_FORMAT " ns counted "
+      "in %.1f ms", ns[1] - ns[0], wall);
 
   gst_pinned_fence_unref (fence);
   gst_pinned_stream_unref (a);

@@ -37,6 +37,11 @@ gboolean         gst_pinned_fence_wait_on_stream  (GstPinnedFence * fence,
                                                    GError ** error);
 
 GST_PINNED_API
+void             gst_pinned_fence_get_host_waits  (guint64 * waits,
+                                                   guint64 * questions,
+                                                   guint64 * ns);
+
+GST_PINNED_API
 gpointer         gst_pinned_fence_get_handle      (GstPinnedFence * fence);
 
 GST_PINNED_API
