@@ -931,6 +931,28 @@ pinned_test_marked_frame (GstBuffer * in, const GstVideoInfo * info,
   return out;
 }
 
+void
+pinned_test_check_error (GstMessage * msg, const gchar * text, ...)
+{
+  GError *error = NULL;
+  gchar *debug = NULL;
+  const gchar *part;
+  va_list parts;
+
+  fail_unless (msg != NULL, "no error message");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &error, &debug);
+  fail_unless (text == NULL || strstr (error->message, text) != NULL,
+      "message: %s (expected: %s)", error->message, text);
+  va_start (parts, text);
+  while ((part = va_arg (parts, const gchar *)) != NULL)
+      fail_unless (debug && strstr (debug, part) != NULL, "debug: %s "
+        "(expected: %s)", debug, part);
+  va_end (parts);
+  g_error_free (error);
+  g_free (debug);
+}
+
 guint64
 pinned_test_stat (GstElement * element, const gchar * field)
 {

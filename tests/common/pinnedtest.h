@@ -145,6 +145,13 @@ GstPinnedBaseTransform *pinned_test_get_transform (GstElement * element,
 
 /* The guint64 @field of @element's `stats`; fails the test where it has
  * none. */
+/* Fails unless @msg is an error message whose text contains @text (NULL:
+ * any) and whose debug string contains each of the further strings, up to
+ * NULL (the CUDA call and its error name, say). @msg stays the caller's. */
+void      pinned_test_check_error       (GstMessage * msg,
+                                         const gchar * text,
+                                         ...) G_GNUC_NULL_TERMINATED;
+
 guint64   pinned_test_stat              (GstElement * element,
                                          const gchar * field);
 
