@@ -255,7 +255,7 @@ gst_pinned_base_transform_generate_output (GstBaseTransform * trans,
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
   GstFlowReturn ret = GST_FLOW_OK;
   GError *error = NULL;
-  guint64 waits, ns, turns;
+  GstPinnedThreadWaits waits;
 
   /* The base class asks again after each push: a flushed batch's outputs
    * go one a call. */
@@ -264,11 +264,11 @@ gst_pinned_base_transform_generate_output (GstBaseTransform * trans,
     return GST_FLOW_OK;
   }
 
-  gst_pinned_fence_get_thread_waits (&waits, &ns, &turns);
+  gst_pinned_fence_get_thread_waits (&waits);
   /* GstBaseTransform's, the parent class's */
   ret = GST_BASE_TRANSFORM_CLASS (g_type_class_peek
       (GST_TYPE_BASE_TRANSFORM))->generate_output (trans, outbuf);
-  gst_pinned_stats_add_waits (&priv->stats, waits, ns, turns);
+  gst_pinned_stats_add_waits (&priv->stats, &waits);
 
   /* A batched output waits for its batch, whose last frame flushes it. */
   if (gst_pinned_batch_hold (priv->batch, ret == GST_FLOW_OK ? outbuf : NULL)

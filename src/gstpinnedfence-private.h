@@ -65,12 +65,19 @@ gboolean             gst_pinned_fence_wait_turn     (GstPinnedStream * stream,
                                                      gsize frame_bytes,
                                                      GError ** error);
 
-/* How often the calling thread waited on the host for a fence so far, for
- * how long in all (ns), and how many of its frames waited for their turn at
- * a shared copy engine (gst_pinned_fence_wait_turn()). */
+/* The calling thread's host waits for fences so far: how many, the
+ * questions they asked, how long they took in all (ns), and how many of its
+ * frames waited for their turn at a shared copy engine
+ * (gst_pinned_fence_wait_turn()). */
+typedef struct
+{
+  guint64 waits;
+  guint64 questions;
+  guint64 ns;
+  guint64 turns;
+} GstPinnedThreadWaits;
+
 G_GNUC_INTERNAL
-void                 gst_pinned_fence_get_thread_waits (guint64 * waits,
-                                                        guint64 * ns,
-                                                        guint64 * turns);
+void                 gst_pinned_fence_get_thread_waits (GstPinnedThreadWaits * waits);
 
 G_END_DECLS

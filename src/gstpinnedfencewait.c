@@ -66,9 +66,7 @@ gst_pinned_fence_wait_blocks (void)
 
 /* The host waits of each thread, counted where they all happen, for the
  * elements' statistics: one thread's own, so no lock or atomics. */
-static _Thread_local guint64 thread_waits;
-static _Thread_local guint64 thread_wait_ns;
-static _Thread_local guint64 thread_turns;
+static _Thread_local GstPinnedThreadWaits thread_waits;
 
 /* And the process's, with the questions they asked (atomic): the waits
  * outside the elements too (a source's pool acquire, an application's
@@ -139,8 +137,9 @@ wait_running (GstPinnedFence * fence, gulong first_us, gulong step_us,
     n = 1;
   }
   took = gst_util_get_timestamp () - start;
-  thread_waits++;
-  thread_wait_ns += took;
+  thread_waits.waits++;
+  thread_waits.questions += n;
+  thread_waits.ns += took;
   __atomic_add_fetch (&process_waits, 1, __ATOMIC_RELAXED);
   __atomic_add_fetch (&process_questions, n, __ATOMIC_RELAXED);
   __atomic_add_fetch (&process_wait_ns, took, __ATOMIC_RELAXED);
@@ -449,7 +448,7 @@ gst_pinned_fence_wait_turn (GstPinnedStream * stream, gsize frame_bytes,
 
   if (newest == NULL)
     return TRUE;
-  thread_turns++;
+  thread_waits.turns++;
   ok = gate_wait (newest, 0, error);
   __atomic_store_n (&track->turn_seq, last, __ATOMIC_RELAXED);
   gst_pinned_fence_unref (newest);
@@ -485,10 +484,7 @@ gst_pinned_fence_get_host_waits (guint64 * waits, guint64 * questions,
 }
 
 void
-gst_pinned_fence_get_thread_waits (guint64 * waits, guint64 * ns,
-    guint64 * turns)
+gst_pinned_fence_get_thread_waits (GstPinnedThreadWaits * waits)
 {
   *waits = thread_waits;
-  *ns = thread_wait_ns;
-  *turns = thread_turns;
 }

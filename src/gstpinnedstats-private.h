@@ -12,6 +12,7 @@
 
 #pragma once
 
+#include "gstpinnedfence-private.h"
 #include "gstpinnedtransfer-private.h"
 #include "gst/pinned/gstpinnedcontext.h"
 #include "gst/pinned/gstpinnedpageable.h"
@@ -44,6 +45,7 @@ typedef struct
   guint64 pageable_buffers;
   guint64 paths[GST_PINNED_PATH_LAST];
   guint64 host_waits;
+  guint64 host_wait_questions;
   guint64 host_wait_ns;
   guint64 turns;
   guint64 gpu_samples;
@@ -69,13 +71,10 @@ G_GNUC_INTERNAL
 void     gst_pinned_stats_add_copy     (GstPinnedStats * stats,
                                         const GstPinnedTransferReport * report);
 
-/* Counts the host waits and turns of the streaming thread since @waits,
- * @ns, @turns */
+/* Counts the host waits and turns of the streaming thread since @before */
 G_GNUC_INTERNAL
 void     gst_pinned_stats_add_waits    (GstPinnedStats * stats,
-                                        guint64 waits,
-                                        guint64 ns,
-                                        guint64 turns);
+                                        const GstPinnedThreadWaits * before);
 
 /* Makes the timing events, once with the stream; without them nothing is
  * timed. */

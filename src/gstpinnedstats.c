@@ -201,6 +201,7 @@ gst_pinned_stats_reset (GstPinnedStats * stats)
   for (i = 0; i < GST_PINNED_PATH_LAST; i++)
     STAT_SET_ZERO (stats->paths[i]);
   STAT_SET_ZERO (stats->host_waits);
+  STAT_SET_ZERO (stats->host_wait_questions);
   STAT_SET_ZERO (stats->host_wait_ns);
   STAT_SET_ZERO (stats->turns);
   STAT_SET_ZERO (stats->gpu_samples);
@@ -230,18 +231,20 @@ gst_pinned_stats_add_copy (GstPinnedStats * stats,
 }
 
 void
-gst_pinned_stats_add_waits (GstPinnedStats * stats, guint64 waits, guint64 ns,
-    guint64 turns)
+gst_pinned_stats_add_waits (GstPinnedStats * stats,
+    const GstPinnedThreadWaits * before)
 {
-  guint64 waits_now, ns_now, turns_now;
+  GstPinnedThreadWaits now;
 
-  gst_pinned_fence_get_thread_waits (&waits_now, &ns_now, &turns_now);
-  if (waits_now != waits) {
-    GST_PINNED_STAT_ADD (stats->host_waits, waits_now - waits);
-    GST_PINNED_STAT_ADD (stats->host_wait_ns, ns_now - ns);
+  gst_pinned_fence_get_thread_waits (&now);
+  if (now.waits != before->waits) {
+    GST_PINNED_STAT_ADD (stats->host_waits, now.waits - before->waits);
+    GST_PINNED_STAT_ADD (stats->host_wait_questions,
+        now.questions - before->questions);
+    GST_PINNED_STAT_ADD (stats->host_wait_ns, now.ns - before->ns);
   }
-  if (turns_now != turns)
-    GST_PINNED_STAT_ADD (stats->turns, turns_now - turns);
+  if (now.turns != before->turns)
+    GST_PINNED_STAT_ADD (stats->turns, now.turns - before->turns);
 }
 
 GstStructure *
@@ -263,6 +266,8 @@ gst_pinned_stats_to_structure (GstPinnedStats * stats,
       "gpu-time-sampled", G_TYPE_UINT64, gpu_ns,
       "gpu-time-per-frame", G_TYPE_UINT64, samples ? gpu_ns / samples : 0,
       "host-waits", G_TYPE_UINT64, STAT_GET (stats->host_waits),
+      "host-wait-questions", G_TYPE_UINT64,
+      STAT_GET (stats->host_wait_questions),
       "host-wait-time", G_TYPE_UINT64, STAT_GET (stats->host_wait_ns),
       "turns", G_TYPE_UINT64, STAT_GET (stats->turns),
       "pageable-buffers", G_TYPE_UINT64, STAT_GET (stats->pageable_buffers),
@@ -309,6 +314,8 @@ gst_pinned_stats_to_structure (GstPinnedStats * stats,
  *   and how long in all, the element's streaming thread waited on the
  *   host for GPU work (a pool whose oldest buffer's copy still ran, a copy
  *   into memory without fences)
+ * * `host-wait-questions` (#guint64): how many times those waits asked the
+ *   driver whether the work was done, each after a sleep
  * * `turns` (#guint64): frames whose copies waited for their turn at a
  *   copy engine that another pipeline of the process used too (lately):
  *   each waited for its stream's earlier copies first (every few frames)

@@ -356,14 +356,15 @@ frames_now (Stream ** streams, guint n, guint * each)
 
 /* Host waits: [0] the uploads', [1] the downloads' (their `stats`), [2]
  * the uploads' turns, summed over @n streams; [3] the process's, [4] their
- * questions, [5] their time (ns). */
+ * questions, [5] their time (ns); [6] the uploads' questions, [7] the
+ * downloads'. */
 static void
-waits_now (Stream ** streams, guint n, guint64 w[6])
+waits_now (Stream ** streams, guint n, guint64 w[8])
 {
   static const gchar *names[] = { "up", "down" };
   guint i, k;
 
-  memset (w, 0, 6 * sizeof (guint64));
+  memset (w, 0, 8 * sizeof (guint64));
   gst_pinned_fence_get_host_waits (&w[3], &w[4], &w[5]);
   for (i = 0; i < n; i++) {
     for (k = 0; k < G_N_ELEMENTS (names); k++) {
@@ -377,6 +378,8 @@ waits_now (Stream ** streams, guint n, guint64 w[6])
         w[k] += v;
       if (stats && k == 0 && gst_structure_get_uint64 (stats, "turns", &v))
         w[2] += v;
+      if (stats && gst_structure_get_uint64 (stats, "host-wait-questions", &v))
+        w[6 + k] += v;
       if (stats)
         gst_structure_free (stats);
       gst_object_unref (el);
@@ -456,7 +459,7 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     guint *each0 = g_new0 (guint, b->streams);
     guint *each1 = g_new0 (guint, b->streams);
 
-    guint64 w0[6], w1[6], frames;
+    guint64 w0[8], w1[8], frames;
 
     waits_now (streams, b->streams, w0);
     t0 = now_s ();
@@ -474,6 +477,8 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     r->waits = (gdouble) (w1[3] - w0[3]) / frames;
     r->questions = (gdouble) (w1[4] - w0[4]) / MAX (w1[3] - w0[3], 1);
     r->wait_us = (w1[5] - w0[5]) / 1e3 / frames;
+    r->up_questions = (gdouble) (w1[6] - w0[6]) / MAX (w1[0] - w0[0], 1);
+    r->down_questions = (gdouble) (w1[7] - w0[7]) / MAX (w1[1] - w0[1], 1);
     error = streams_error (streams, b->streams);
     r->frames_per_s = (f1 - f0) / (t1 - t0);
     r->gb_per_s = r->frames_per_s * b->frame_bytes / 1e9;
@@ -598,10 +603,11 @@ print_result (const gchar * what, guint n, guint streams,
     g_print ("%-12s a stream: slowest %.1f frames/s, fastest %.1f\n", "",
         r->slowest, r->fastest);
   if (r->fastest > 0)
-    g_print ("%-12s host waits a frame: %.3f (%.2f questions each; the "
-        "uploads' %.3f, turns %.3f, the downloads' %.3f), %.1f us waited a "
-        "frame\n", "", r->waits, r->questions, r->up_waits, r->turns,
-        r->down_waits, r->wait_us);
+    g_print ("%-12s host waits a frame: %.3f (%.2f questions each), %.1f us "
+        "waited a frame; the uploads' own %.3f (%.2f each; turns %.3f), the "
+        "downloads' own %.3f (%.2f each)\n", "", r->waits, r->questions,
+        r->wait_us, r->up_waits, r->up_questions, r->turns, r->down_waits,
+        r->down_questions);
   g_free (memory);
 }
 

@@ -39,10 +39,12 @@ typedef struct
   gdouble slowest, fastest;     /* one stream's frames/s, in this process */
   gboolean verified;            /* each stream's last frame the source's */
   guint pool_buffers;           /* a stream's pool, each way (the upload's) */
-  /* In the window, a frame: the process's host waits, their questions,
-   * and their time (us); of them the uploads' and the downloads' own
-   * (their pools' gates are their sources'), and the uploads' turns. */
-  gdouble waits, questions, wait_us, up_waits, down_waits, turns;
+  /* In the window, a frame: the process's host waits, their questions a
+   * wait, and their time (us); of them the uploads' and the downloads' own
+   * (their pools' gates are their sources') and their questions a wait,
+   * and the uploads' turns. */
+  gdouble waits, questions, wait_us, up_waits, up_questions, down_waits,
+      down_questions, turns;
 } BenchDevicesResult;
 
 gboolean bench_devices_run (BenchDevices * b);

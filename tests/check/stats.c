@@ -293,14 +293,24 @@ GST_START_TEST (test_stats_host_waits)
 
     if (own) {
       fail_unless_equals_uint64 (pinned_test_stat (down, "host-waits"), 0);
+      fail_unless_equals_uint64 (pinned_test_stat (down,
+              "host-wait-questions"), 0);
       fail_unless_equals_uint64 (pinned_test_stat (down, "host-wait-time"), 0);
     } else {
-      fail_unless (pinned_test_stat (down, "host-waits") >= 1);
+      guint64 waits = pinned_test_stat (down, "host-waits");
+      guint64 questions = pinned_test_stat (down, "host-wait-questions");
+
+      fail_unless (waits >= 1);
+      /* A wait of 20 ms or more asks after sleeps of 2, 4, ... 64 us, then
+       * a sixteenth of the time so far: more than eight times. */
+      fail_unless (questions >= 8 * waits, "%" G_GUINT64_FORMAT " questions "
+          "in %" G_GUINT64_FORMAT " waits", questions, waits);
       fail_unless (pinned_test_stat (down, "host-wait-time") >= 20 * MS,
           "%" G_GUINT64_FORMAT " ns", pinned_test_stat (down,
               "host-wait-time"));
     }
     fail_unless_equals_uint64 (pinned_test_stat (up, "host-waits"), 0);
+    fail_unless_equals_uint64 (pinned_test_stat (up, "host-wait-questions"), 0);
     fail_unless_equals_uint64 (pinned_test_stat (up, "host-wait-time"), 0);
 
     gst_harness_teardown (h);
