@@ -191,6 +191,24 @@ count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+/* @launch's pipeline, whose sink named sink counts its frames. */
+static void
+sharer_init (Sharer * sharer, const gchar * launch)
+{
+  GstElement *sink;
+  GstPad *pad;
+
+  sharer->pipeline = gst_parse_launch (launch, NULL);
+  fail_unless (sharer->pipeline != NULL, "%s", launch);
+  sharer->frames = 0;
+  sink = gst_bin_get_by_name (GST_BIN (sharer->pipeline), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_probe,
+      &sharer->frames, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+}
+
 /* The statistic @name of the copy element named el (its `stats`). */
 static guint64
 stat_of (GstElement * pipeline, const gchar * name)
@@ -228,19 +246,9 @@ check_share (const gchar * source)
     pinned_test_set_copy_delay (1);
   for (i = 0; i < 2; i++) {
     gchar *launch = g_strdup_printf (source, caps);
-    GstElement *sink;
-    GstPad *pad;
 
-    sharers[i].pipeline = gst_parse_launch (launch, NULL);
-    fail_unless (sharers[i].pipeline != NULL, "%s", launch);
+    sharer_init (&sharers[i], launch);
     g_free (launch);
-    sharers[i].frames = 0;
-    sink = gst_bin_get_by_name (GST_BIN (sharers[i].pipeline), "sink");
-    pad = gst_element_get_static_pad (sink, "sink");
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_probe,
-        &sharers[i].frames, NULL);
-    gst_object_unref (pad);
-    gst_object_unref (sink);
   }
   for (i = 0; i < 2; i++)
     fail_unless (gst_element_set_state (sharers[i].pipeline,
@@ -441,20 +449,8 @@ GST_START_TEST (test_streams_starved_neighbour)
   if (!pinned_test_is_fake ())
     return;
   pinned_test_set_copy_delay (40);
-  for (i = 0; i < 2; i++) {
-    GstElement *sink;
-    GstPad *pad;
-
-    sharers[i].pipeline = gst_parse_launch (launch, NULL);
-    fail_unless (sharers[i].pipeline != NULL);
-    sharers[i].frames = 0;
-    sink = gst_bin_get_by_name (GST_BIN (sharers[i].pipeline), "sink");
-    pad = gst_element_get_static_pad (sink, "sink");
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_probe,
-        &sharers[i].frames, NULL);
-    gst_object_unref (pad);
-    gst_object_unref (sink);
-  }
+  for (i = 0; i < 2; i++)
+    sharer_init (&sharers[i], launch);
 
   /* The first streams alone, then the neighbour joins. */
   fail_unless (gst_element_set_state (sharers[0].pipeline,
