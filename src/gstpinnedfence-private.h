@@ -78,6 +78,7 @@ typedef struct
 } GstPinnedThreadWaits;
 
 G_GNUC_INTERNAL
-void                 gst_pinned_fence_get_thread_waits (GstPinnedThreadWaits * waits);
+void                 gst_pinned_fence_get_thread_waits
+                                         (GstPinnedThreadWaits * waits);
 
 G_END_DECLS

@@ -74,7 +74,7 @@ typedef enum
 /* Notes a copy of @stream's going @lane (its first copy decides the way
  * it goes), before each frame's copies. Returns whether another stream of
  * this process copied the same way on the same device lately (in the last
- * 100 ms, or since @stream's last 64 copies, whichever is longer): then
+ * 100 ms, or between two of @stream's last 64 copies): then
  * @stream takes its turn (gst_pinned_fence_wait_turn()). */
 G_GNUC_INTERNAL
 gboolean             gst_pinned_stream_note_lane   (GstPinnedStream * stream,
