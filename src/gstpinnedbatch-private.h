@@ -20,6 +20,13 @@ G_BEGIN_DECLS
 
 typedef struct _GstPinnedBatch GstPinnedBatch;
 
+/* The largest frames a copy element batches by itself (batch=0): a copy
+ * call, its fence and the next stream's wait for it cost the host about
+ * as much for 3 MB as for 33 MB, so small frames pay them per frame
+ * (docs/performance.md). Larger frames also take their turn at a shared
+ * copy engine every copy (gst_pinned_fence_wait_turn()). */
+#define GST_PINNED_BATCH_AUTO_MAX_BYTES (8u << 20)
+
 /* Pushes @element's partial batch (its timer's call, under the stream lock
  * of @element's sink pad). */
 typedef GstFlowReturn (*GstPinnedBatchPush) (GstBaseTransform * element);

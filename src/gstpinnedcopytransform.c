@@ -45,12 +45,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_copy_transform_debug);
 #define DEFAULT_MAPPED FALSE
 #define DEFAULT_HUGE_PAGES FALSE
 #define DEFAULT_BATCH 0
-/* batch=0: frames up to this size from a source that is not live go in
- * batches of AUTO_BATCH. A copy call, its fence and the next stream's wait
- * for it cost the host about as much for 3 MB as for 33 MB: small frames
- * pay them per frame (docs/performance.md). */
+/* batch=0: frames up to GST_PINNED_BATCH_AUTO_MAX_BYTES from a source that
+ * is not live go in batches of AUTO_BATCH. */
 #define AUTO_BATCH 4
-#define AUTO_BATCH_MAX_BYTES (8u << 20)
 #define MAX_BATCH 16
 
 /* After the ids of GstPinnedCopyProperty, which the subclasses install. */
@@ -528,7 +525,7 @@ choose_batch (GstPinnedCopyTransform * self, GstCaps * incaps,
   GST_OBJECT_UNLOCK (self);
 
   if (batch == 0)
-    batch = GST_VIDEO_INFO_SIZE (info) <= AUTO_BATCH_MAX_BYTES &&
+    batch = GST_VIDEO_INFO_SIZE (info) <= GST_PINNED_BATCH_AUTO_MAX_BYTES &&
         !upstream_live (self) ? AUTO_BATCH : 1;
   GST_DEBUG_OBJECT (self, "frames of %" G_GSIZE_FORMAT " bytes: batches of "
       "%u", GST_VIDEO_INFO_SIZE (info), batch);

@@ -18,6 +18,7 @@
 #include "config.h"
 #endif
 
+#include "gstpinnedbatch-private.h"
 #include "gstpinnedfencetrack-private.h"
 
 #ifdef __linux__
@@ -379,12 +380,10 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
  * of the process's CPU in those waits); a quantum of four cost 9 to 37 %
  * less CPU a frame there, but 6 to 28 % more with four 4K RGBA streams on
  * a GPU (docs/notes/2026-11-26-turn-quantum.md). So frames too large to
- * batch (over TURN_LARGE_BYTES, as the copy elements' batches) take a turn
- * every fence: their copies last long enough that a wait a frame is few
+ * batch (over GST_PINNED_BATCH_AUTO_MAX_BYTES) take a turn every fence: their copies last long enough that a wait a frame is few
  * wake-ups. GST_PINNED_TURN_EVERY sets one quantum for every frame size,
  * for measurements. */
 #define DEFAULT_TURN_EVERY 4
-#define TURN_LARGE_BYTES (8u << 20)
 
 /* 0: not set. */
 static gsize
@@ -404,7 +403,7 @@ turn_every (gsize frame_bytes)
 
   if (set)
     return set;
-  return frame_bytes > TURN_LARGE_BYTES ? 1 : DEFAULT_TURN_EVERY;
+  return frame_bytes > GST_PINNED_BATCH_AUTO_MAX_BYTES ? 1 : DEFAULT_TURN_EVERY;
 }
 
 /* Within one CUDA context the GPU gives a copy engine to a stream until its

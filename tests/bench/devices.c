@@ -354,18 +354,22 @@ frames_now (Stream ** streams, guint n, guint * each)
   return total;
 }
 
-/* Host waits: [0] the uploads', [1] the downloads' (their `stats`), [2]
- * the uploads' turns, summed over @n streams; [3] the process's, [4] their
- * questions, [5] their time (ns); [6] the uploads' questions, [7] the
- * downloads'. */
+/* Host waits so far: the process's (all threads), and the copy elements'
+ * own ([0] the uploads', [1] the downloads'), summed over the streams. */
+typedef struct
+{
+  guint64 waits, questions, ns;
+  guint64 own_waits[2], own_questions[2], turns;
+} Waits;
+
 static void
-waits_now (Stream ** streams, guint n, guint64 w[8])
+waits_now (Stream ** streams, guint n, Waits * w)
 {
   static const gchar *names[] = { "up", "down" };
   guint i, k;
 
-  memset (w, 0, 8 * sizeof (guint64));
-  gst_pinned_fence_get_host_waits (&w[3], &w[4], &w[5]);
+  memset (w, 0, sizeof (*w));
+  gst_pinned_fence_get_host_waits (&w->waits, &w->questions, &w->ns);
   for (i = 0; i < n; i++) {
     for (k = 0; k < G_N_ELEMENTS (names); k++) {
       GstElement *el = gst_bin_get_by_name (GST_BIN (streams[i]->pipeline),
@@ -375,16 +379,35 @@ waits_now (Stream ** streams, guint n, guint64 w[8])
 
       g_object_get (el, "stats", &stats, NULL);
       if (stats && gst_structure_get_uint64 (stats, "host-waits", &v))
-        w[k] += v;
-      if (stats && k == 0 && gst_structure_get_uint64 (stats, "turns", &v))
-        w[2] += v;
+        w->own_waits[k] += v;
       if (stats && gst_structure_get_uint64 (stats, "host-wait-questions", &v))
-        w[6 + k] += v;
+        w->own_questions[k] += v;
+      if (stats && k == 0 && gst_structure_get_uint64 (stats, "turns", &v))
+        w->turns += v;
       if (stats)
         gst_structure_free (stats);
       gst_object_unref (el);
     }
   }
+}
+
+/* @b less @a a frame, and a wait. */
+static void
+waits_result (const Waits * a, const Waits * b, guint64 frames,
+    BenchDevicesResult * r)
+{
+  frames = MAX (frames, 1);
+  r->waits = (gdouble) (b->waits - a->waits) / frames;
+  r->questions = (gdouble) (b->questions - a->questions) /
+      MAX (b->waits - a->waits, 1);
+  r->wait_us = (b->ns - a->ns) / 1e3 / frames;
+  r->up_waits = (gdouble) (b->own_waits[0] - a->own_waits[0]) / frames;
+  r->up_questions = (gdouble) (b->own_questions[0] - a->own_questions[0]) /
+      MAX (b->own_waits[0] - a->own_waits[0], 1);
+  r->down_waits = (gdouble) (b->own_waits[1] - a->own_waits[1]) / frames;
+  r->down_questions = (gdouble) (b->own_questions[1] - a->own_questions[1]) /
+      MAX (b->own_waits[1] - a->own_waits[1], 1);
+  r->turns = (gdouble) (b->turns - a->turns) / frames;
 }
 
 /* A stream that stopped: $BENCH_STALL_COMMAND (%p: this process) shows
@@ -458,10 +481,9 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
   if (error == NULL) {
     guint *each0 = g_new0 (guint, b->streams);
     guint *each1 = g_new0 (guint, b->streams);
+    Waits w0, w1;
 
-    guint64 w0[8], w1[8], frames;
-
-    waits_now (streams, b->streams, w0);
+    waits_now (streams, b->streams, &w0);
     t0 = now_s ();
     c0 = bench_cpu_seconds ();
     f0 = frames_now (streams, b->streams, each0);
@@ -469,16 +491,8 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     f1 = frames_now (streams, b->streams, each1);
     c1 = bench_cpu_seconds ();
     t1 = now_s ();
-    waits_now (streams, b->streams, w1);
-    frames = MAX (f1 - f0, 1);
-    r->up_waits = (gdouble) (w1[0] - w0[0]) / frames;
-    r->down_waits = (gdouble) (w1[1] - w0[1]) / frames;
-    r->turns = (gdouble) (w1[2] - w0[2]) / frames;
-    r->waits = (gdouble) (w1[3] - w0[3]) / frames;
-    r->questions = (gdouble) (w1[4] - w0[4]) / MAX (w1[3] - w0[3], 1);
-    r->wait_us = (w1[5] - w0[5]) / 1e3 / frames;
-    r->up_questions = (gdouble) (w1[6] - w0[6]) / MAX (w1[0] - w0[0], 1);
-    r->down_questions = (gdouble) (w1[7] - w0[7]) / MAX (w1[1] - w0[1], 1);
+    waits_now (streams, b->streams, &w1);
+    waits_result (&w0, &w1, f1 - f0, r);
     error = streams_error (streams, b->streams);
     r->frames_per_s = (f1 - f0) / (t1 - t0);
     r->gb_per_s = r->frames_per_s * b->frame_bytes / 1e9;
