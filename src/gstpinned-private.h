@@ -52,11 +52,30 @@ const gchar *        gst_pinned_env_get             (const gchar * name);
 /* What a variable's value (%NULL where unset or empty) sets. */
 typedef gsize (*GstPinnedEnvParse) (const gchar * value);
 
-/* Counts @bytes more (or, negative, fewer) host memory page-locked by
- * gst-pinned in this process: every cudaHostAlloc(), cudaHostRegister() and
- * their undoing (gst_pinned_host_memory_get_locked_bytes()). */
+/* Host memory page-locked and unlocked the one way gst-pinned does it,
+ * counted for gst_pinned_host_memory_get_locked_bytes(): cudaHostAlloc()
+ * and cudaFreeHost() of @size bytes; cudaHostRegister() of @size bytes
+ * that are there and cudaHostUnregister(). The caller made a context
+ * current. */
 G_GNUC_INTERNAL
-void                 gst_pinned_host_memory_count_locked (gint64 bytes);
+gboolean             gst_pinned_host_lock_alloc     (gpointer * data,
+                                                     gsize size,
+                                                     guint flags,
+                                                     GError ** error);
+
+G_GNUC_INTERNAL
+void                 gst_pinned_host_lock_free      (gpointer data,
+                                                     gsize size);
+
+G_GNUC_INTERNAL
+gboolean             gst_pinned_host_lock_register  (gpointer data,
+                                                     gsize size,
+                                                     guint flags,
+                                                     GError ** error);
+
+G_GNUC_INTERNAL
+void                 gst_pinned_host_lock_unregister (gpointer data,
+                                                     gsize size);
 
 /* Reads @name once for the life of the process: @cache, a static that is
  * 0 at first, keeps what @parse made of it. */

@@ -126,8 +126,7 @@ static void
 staging_free (Staging * staging)
 {
   if (staging->data) {
-    gst_pinned_cuda_result (cudaFreeHost (staging->data), NULL);
-    gst_pinned_host_memory_count_locked (-(gint64) staging->size);
+    gst_pinned_host_lock_free (staging->data, staging->size);
   }
   g_mutex_clear (&staging->lock);
   g_free (staging);
@@ -148,14 +147,12 @@ get_staging (GstPinnedMemory * mem, GError ** error)
       staging_free (staging);
       staging = NULL;
     } else {
-      if (!gst_pinned_cuda_result (cudaHostAlloc (&staging->data,
-                  mem->mem.maxsize, cudaHostAllocPortable), error)) {
+      staging->size = mem->mem.maxsize;
+      if (!gst_pinned_host_lock_alloc (&staging->data, staging->size,
+              cudaHostAllocPortable, error)) {
         staging->data = NULL;
         staging_free (staging);
         staging = NULL;
-      } else {
-        staging->size = mem->mem.maxsize;
-        gst_pinned_host_memory_count_locked (staging->size);
       }
       gst_pinned_context_pop (mem->context);
     }

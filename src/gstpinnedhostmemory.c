@@ -167,12 +167,10 @@ alloc_huge (GstPinnedHostAllocator * self, gsize size, gpointer * data,
     flags |= cudaHostRegisterPortable;
   if (self->flags & GST_PINNED_HOST_MAPPED)
     flags |= cudaHostRegisterMapped;
-  if (!gst_pinned_cuda_result (cudaHostRegister (p, mapped, flags), error)) {
+  if (!gst_pinned_host_lock_register (p, mapped, flags, error)) {
     munmap (p, mapped);
     return FALSE;
   }
-
-  gst_pinned_host_memory_count_locked (mapped);
 
   g_mutex_lock (&self->lock);
   g_hash_table_insert (self->mappings, p, GSIZE_TO_POINTER (mapped));
@@ -195,12 +193,10 @@ free_now (GstPinnedHostAllocator * self, gpointer data, gsize size)
   g_mutex_unlock (&self->lock);
 
   if (mapped) {
-    gst_pinned_cuda_result (cudaHostUnregister (data), NULL);
+    gst_pinned_host_lock_unregister (data, GPOINTER_TO_SIZE (mapped));
     munmap (data, GPOINTER_TO_SIZE (mapped));
-    gst_pinned_host_memory_count_locked (-(gint64) GPOINTER_TO_SIZE (mapped));
   } else {
-    gst_pinned_cuda_result (cudaFreeHost (data), NULL);
-    gst_pinned_host_memory_count_locked (-(gint64) size);
+    gst_pinned_host_lock_free (data, size);
   }
 }
 
@@ -251,9 +247,8 @@ gst_pinned_host_allocator_alloc_data (GstPinnedAllocator * allocator,
         flags |= cudaHostAllocMapped;
       if (self->flags & GST_PINNED_HOST_WRITE_COMBINED)
         flags |= cudaHostAllocWriteCombined;
-      if (!gst_pinned_cuda_result (cudaHostAlloc (data, size, flags), error))
+      if (!gst_pinned_host_lock_alloc (data, size, flags, error))
         return FALSE;
-      gst_pinned_host_memory_count_locked (size);
     }
     g_mutex_lock (&self->lock);
     g_hash_table_insert (self->sizes, *data, GSIZE_TO_POINTER (size));
@@ -485,10 +480,44 @@ gst_is_pinned_host_memory (GstMemory * mem)
       GST_IS_PINNED_HOST_ALLOCATOR (mem->allocator);
 }
 
-void
-gst_pinned_host_memory_count_locked (gint64 bytes)
+static void
+count_locked (gint64 bytes)
 {
   __atomic_add_fetch (&locked_bytes, bytes, __ATOMIC_RELAXED);
+}
+
+gboolean
+gst_pinned_host_lock_alloc (gpointer * data, gsize size, guint flags,
+    GError ** error)
+{
+  if (!gst_pinned_cuda_result (cudaHostAlloc (data, size, flags), error))
+    return FALSE;
+  count_locked (size);
+  return TRUE;
+}
+
+void
+gst_pinned_host_lock_free (gpointer data, gsize size)
+{
+  gst_pinned_cuda_result (cudaFreeHost (data), NULL);
+  count_locked (-(gint64) size);
+}
+
+gboolean
+gst_pinned_host_lock_register (gpointer data, gsize size, guint flags,
+    GError ** error)
+{
+  if (!gst_pinned_cuda_result (cudaHostRegister (data, size, flags), error))
+    return FALSE;
+  count_locked (size);
+  return TRUE;
+}
+
+void
+gst_pinned_host_lock_unregister (gpointer data, gsize size)
+{
+  gst_pinned_cuda_result (cudaHostUnregister (data), NULL);
+  count_locked (-(gint64) size);
 }
 
 /**

@@ -140,9 +140,8 @@ registration_drop (Registration * reg)
   GST_LOG ("unregistering %" G_GSIZE_FORMAT " bytes at %p", reg->size,
       reg->start);
   if (gst_pinned_context_push (context, NULL)) {
-    gst_pinned_cuda_result (cudaHostUnregister (reg->start), NULL);
+    gst_pinned_host_lock_unregister (reg->start, reg->size);
     gst_pinned_context_pop (context);
-    gst_pinned_host_memory_count_locked (-(gint64) reg->size);
   }
   g_mutex_lock (&state_lock);
   reg->registry->bytes -= reg->size;
@@ -194,8 +193,8 @@ try_register (GstPinnedHostRegistry * registry, GstMemory * root, guint8 * base)
     g_clear_error (&error);
     return NULL;
   }
-  ok = gst_pinned_cuda_result (cudaHostRegister ((gpointer) first, size,
-          cudaHostRegisterPortable), &error);
+  ok = gst_pinned_host_lock_register ((gpointer) first, size,
+      cudaHostRegisterPortable, &error);
   gst_pinned_context_pop (registry->context);
   if (!ok) {
     GST_INFO ("memory %p cannot be page-locked, staging it instead: %s",
@@ -211,7 +210,6 @@ try_register (GstPinnedHostRegistry * registry, GstMemory * root, guint8 * base)
   reg->start = (guint8 *) first;
   reg->size = size;
   registry->bytes += size;
-  gst_pinned_host_memory_count_locked (size);
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (root), state_quark, reg,
       (GDestroyNotify) registration_drop);
   GST_DEBUG ("registered %" G_GSIZE_FORMAT " bytes at %p of memory %p", size,
