@@ -56,12 +56,14 @@ G_GNUC_INTERNAL
 gboolean             gst_pinned_fence_pace          (GstPinnedFence * fence,
                                                      GError ** error);
 
-/* For a stream that shares its copy engine (gst_pinned_stream_note_lane()
- * said so), before copying a frame of @frame_bytes: waits until @stream's
- * copies so far are done where its turn is due, so that each stream takes
- * the engine in turn (see gstpinnedstream.c). */
+/* Before each copy of a frame of @frame_bytes between host and device:
+ * where @stream shares its copy engine (@shared: what
+ * gst_pinned_stream_note_lane() said), waits until its copies so far are
+ * done where its turn is due, so that each stream takes the engine in turn
+ * (see gstpinnedstream.c); its waits may wake later while it shares. */
 G_GNUC_INTERNAL
 gboolean             gst_pinned_fence_wait_turn     (GstPinnedStream * stream,
+                                                     gboolean shared,
                                                      gsize frame_bytes,
                                                      GError ** error);
 

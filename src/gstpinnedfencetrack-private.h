@@ -28,6 +28,17 @@ void                 gst_pinned_fence_init_debug    (void);
  * the stream while they live (a GLib atomic refcounted box). */
 #define GST_PINNED_FENCE_TRACK_RECENT 16
 
+/* What a host waits on a stream for, by how long such waits last: the pool
+ * gate (a buffer's copy), the pace (the stream's queue half drained), the
+ * turn (the queue empty). */
+typedef enum
+{
+  GST_PINNED_WAIT_GATE,
+  GST_PINNED_WAIT_PACE,
+  GST_PINNED_WAIT_TURN,
+  GST_PINNED_WAIT_KINDS,
+} GstPinnedWaitKind;
+
 struct _GstPinnedFenceTrack
 {
   /* Held across the record, so that the numbers follow the stream's order
@@ -40,9 +51,15 @@ struct _GstPinnedFenceTrack
 
   /* Atomic: every fence up to this number has signaled, without error. */
   guint64 signaled_seq;
-  /* Atomic: how long a gate waiting on this stream sleeps before its first
-   * question (us), learnt from how the last such questions came out. */
-  guint64 gate_sleep_us;
+  /* Atomic: how long a gate of each kind waiting on this stream sleeps
+   * before its first question (us), learnt from how the last such
+   * questions came out: a kind's waits last about as long each time, the
+   * kinds' not. */
+  guint64 first_sleep_us[GST_PINNED_WAIT_KINDS];
+  /* Atomic: the stream shares its copy engine with another stream
+   * (gst_pinned_fence_wait_turn() was told so): a wait on it may wake late,
+   * while the other streams keep the engine busy. */
+  gint shared;
   /* Atomic: how far from the newest the pace asks, where the stream's work
    * keeps up with the host; 0 where it runs ahead (gst_pinned_fence_pace()).
    * A hint: a racing update costs a question at most. */

@@ -11,8 +11,9 @@
  * spins), the pool gate (it waits for a later fence of the stream where it
  * must wait at all), the pace (a stream runs at most a few fences ahead of
  * the host), the turn (a stream that shares its copy engine lets its queue
- * run empty every few frames) and the timer slack their sleeps need. The
- * fence object is gstpinnedfence.c. */
+ * run empty every few frames), how long each kind sleeps first (learnt per
+ * stream; coarser where the stream shares its engine) and the timer slack
+ * their sleeps need. The fence object is gstpinnedfence.c. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -44,6 +45,15 @@ enum
 
 #define POLL_FIRST_US 2
 #define POLL_MAX_US 64
+/* A long wait asks less often: late by a sixteenth of its length at most
+ * (each wake-up costs the host 5 to 12 us on a virtual machine: a 200 ms
+ * wait asked 3,000 times). */
+#define POLL_TAIL 16
+/* Where the stream shares its copy engine, late by half of it: the other
+ * streams keep the engine busy meanwhile, and 64 streams' waits of about
+ * 10 ms asked 20 times each (docs/performance.md).
+ * GST_PINNED_SHARED_TAIL sets it, for measurements. */
+#define DEFAULT_SHARED_TAIL 2
 
 static gsize
 parse_wait_mode (const gchar * value)
@@ -63,6 +73,26 @@ gboolean
 gst_pinned_fence_wait_blocks (void)
 {
   return wait_mode () == WAIT_BLOCK;
+}
+
+static gsize
+parse_shared_tail (const gchar * value)
+{
+  gsize n = value ? g_ascii_strtoull (value, NULL, 10) : DEFAULT_SHARED_TAIL;
+
+  return CLAMP (n, 1, POLL_TAIL);
+}
+
+/* How far a wait on @fence may wake late, as a part of its length so far. */
+static guint
+poll_tail (GstPinnedFence * fence)
+{
+  static gsize tail = 0;
+
+  if (fence->track == NULL || !g_atomic_int_get (&fence->track->shared))
+    return POLL_TAIL;
+  return gst_pinned_env_once (&tail, "GST_PINNED_SHARED_TAIL",
+      parse_shared_tail);
 }
 
 /* The host waits of each thread, counted where they all happen, for the
@@ -102,15 +132,16 @@ slack_tighten (void)
  * running work costs the host microseconds (more than one about signaled
  * work), so each comes after a sleep: @first_us, then @step_us, doubling
  * up to 64 us; @precise sleeps with a tight timer slack. Counts one host
- * wait, and in *@questions how many questions it asked. */
+ * wait, and in *@questions how many questions it asked, in *@took_us how
+ * long it took. */
 static gboolean
 wait_running (GstPinnedFence * fence, gulong first_us, gulong step_us,
-    gboolean precise, guint * questions, GError ** error)
+    gboolean precise, guint * questions, guint64 * took_us, GError ** error)
 {
   GstClockTime start, took;
   cudaError_t result;
   gboolean ok;
-  guint n = 0;
+  guint n = 0, tail;
 
   GST_TRACE ("host wait on event %p", fence->event);
   start = gst_util_get_timestamp ();
@@ -119,16 +150,15 @@ wait_running (GstPinnedFence * fence, gulong first_us, gulong step_us,
 
     if (precise)
       slack_tighten ();
+    tail = poll_tail (fence);
     do {
       g_usleep (sleep_us);
       sleep_us = step_us;
-      /* A long wait asks less often: late by a sixteenth of its length at
-       * most (each wake-up costs the host 5 to 12 us on a virtual machine:
-       * a 200 ms wait asked 3,000 times). The clock is read only then. */
+      /* The clock is read only once the steps are long. */
       step_us *= 2;
       if (step_us > POLL_MAX_US)
         step_us = MIN (step_us, MAX (POLL_MAX_US,
-                (gst_util_get_timestamp () - start) / (16 * GST_USECOND)));
+                (gst_util_get_timestamp () - start) / (tail * GST_USECOND)));
       n++;
     } while ((result = cudaEventQuery (fence->event)) == cudaErrorNotReady);
     ok = _gst_pinned_cuda_result (result, "cudaEventQuery", GST_CAT_DEFAULT,
@@ -146,6 +176,8 @@ wait_running (GstPinnedFence * fence, gulong first_us, gulong step_us,
   __atomic_add_fetch (&process_wait_ns, took, __ATOMIC_RELAXED);
   if (questions)
     *questions = n;
+  if (took_us)
+    *took_us = took / GST_USECOND;
   if (ok)
     gst_pinned_fence_set_signaled (fence);
   return ok;
@@ -179,7 +211,7 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
     return gst_pinned_fence_take_result (fence, result, error);
 
   return wait_running (fence, POLL_FIRST_US, 2 * POLL_FIRST_US, FALSE, NULL,
-      error);
+      NULL, error);
 }
 
 /* How many of a stream's newest fences a gate leaves running: the GPU's
@@ -188,7 +220,11 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
  * take, and leaving two saved the host less (docs/performance.md).
  * GST_PINNED_GATE_LEAVE sets it, for measurements. */
 #define DEFAULT_GATE_LEAVE 1
+/* A gate's first sleep, at most: where the stream shares its copy engine
+ * its waits last about as long as the other streams' copies take, ten
+ * milliseconds and more. */
 #define GATE_FIRST_MAX_US 4000
+#define SHARED_FIRST_MAX_US 32000
 
 static gsize
 parse_gate_leave (const gchar * value)
@@ -230,38 +266,55 @@ gate_target (GstPinnedFenceTrack * track, GstPinnedFence * fence, guint leave)
   return target;
 }
 
+/* Under steady backpressure a kind's waits last about as long each time.
+ * Its first sleep follows how its last wait went: shorter after one
+ * question (the sleep may have been too long), longer after more (a
+ * question more, microseconds); where the stream shares its engine, just
+ * under that wait's length (those waits last as long as the other streams'
+ * copies, ten milliseconds and more, and a late wake-up costs nothing). */
+static guint64
+learn_first_sleep (guint64 sleep_us, guint questions, guint64 took_us,
+    gboolean shared)
+{
+  if (questions == 1)
+    return sleep_us - sleep_us / 8;
+  if (shared)
+    return MAX (sleep_us + POLL_FIRST_US, took_us - took_us / 8);
+  return sleep_us + MAX (sleep_us / 16, POLL_FIRST_US);
+}
+
 /* gate_wait() once a question found @fence's work running. */
 static gboolean
-gate_wait_running (GstPinnedFence * fence, guint leave, GError ** error)
+gate_wait_running (GstPinnedFence * fence, guint leave,
+    GstPinnedWaitKind kind, GError ** error)
 {
   GstPinnedFenceTrack *track = fence->track;
   GstPinnedFence *target = NULL;
-  guint64 sleep_us;
+  guint64 sleep_us, took_us;
   guint questions;
-  gboolean ok;
+  gboolean ok, shared;
 
   /* A batch's fence that is itself the newest but @leave, or newer: the
    * next buffers wait for it too, and the gate waits as for a later one
    * (the plain poll slept 1.5 times a frame there); so does a wait for the
-   * newest (the turn), which comes every frame. */
+   * newest (the turn), which comes every frame, and any wait on a stream
+   * that shares its engine, whose waits last about as long each time. */
+  shared = track && g_atomic_int_get (&track->shared);
   if (track && (target = gate_target (track, fence, leave)) == NULL &&
-      (fence->batch || leave == 0))
+      (fence->batch || leave == 0 || shared))
     target = gst_pinned_fence_ref (fence);
   if (track == NULL || target == NULL)
     return wait_running (fence, POLL_FIRST_US, 2 * POLL_FIRST_US, FALSE,
-        NULL, error);
+        NULL, NULL, error);
 
-  /* Under steady backpressure such waits last about as long each time.
-   * The first sleep follows how its question came out: shorter after
-   * signaled work (the sleep may have been too long), longer after
-   * running work (a question more, microseconds). */
-  sleep_us = __atomic_load_n (&track->gate_sleep_us, __ATOMIC_RELAXED);
-  sleep_us = CLAMP (sleep_us, POLL_FIRST_US, GATE_FIRST_MAX_US);
+  sleep_us = __atomic_load_n (&track->first_sleep_us[kind], __ATOMIC_RELAXED);
+  sleep_us = CLAMP (sleep_us, POLL_FIRST_US,
+      shared ? SHARED_FIRST_MAX_US : GATE_FIRST_MAX_US);
   ok = wait_running (target, sleep_us, MAX (POLL_FIRST_US, sleep_us / 8),
-      TRUE, &questions, NULL);
-  sleep_us = questions == 1 ? sleep_us - sleep_us / 8 :
-      sleep_us + MAX (sleep_us / 16, POLL_FIRST_US);
-  __atomic_store_n (&track->gate_sleep_us, sleep_us, __ATOMIC_RELAXED);
+      TRUE, &questions, &took_us, NULL);
+  __atomic_store_n (&track->first_sleep_us[kind],
+      learn_first_sleep (sleep_us, questions, took_us, shared),
+      __ATOMIC_RELAXED);
   gst_pinned_fence_unref (target);
 
   /* The later fence's success vouches for @fence; after a failure @fence
@@ -271,7 +324,8 @@ gate_wait_running (GstPinnedFence * fence, guint leave, GError ** error)
 }
 
 static gboolean
-gate_wait (GstPinnedFence * fence, guint leave, GError ** error)
+gate_wait (GstPinnedFence * fence, guint leave, GstPinnedWaitKind kind,
+    GError ** error)
 {
   cudaError_t result;
 
@@ -281,13 +335,13 @@ gate_wait (GstPinnedFence * fence, guint leave, GError ** error)
     return TRUE;
   if ((result = cudaEventQuery (fence->event)) != cudaErrorNotReady)
     return gst_pinned_fence_take_result (fence, result, error);
-  return gate_wait_running (fence, leave, error);
+  return gate_wait_running (fence, leave, kind, error);
 }
 
 gboolean
 gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
 {
-  return gate_wait (fence, gate_leave (), error);
+  return gate_wait (fence, gate_leave (), GST_PINNED_WAIT_GATE, error);
 }
 
 /* How many fences a paced stream may run ahead of the host: more than
@@ -366,7 +420,8 @@ gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
   } else {
     /* The stream runs ahead: it is paced, and no look helps. */
     __atomic_store_n (&track->pace_look, 0, __ATOMIC_RELAXED);
-    ok = gate_wait_running (behind, PACE_AHEAD / 2, error);
+    ok = gate_wait_running (behind, PACE_AHEAD / 2, GST_PINNED_WAIT_PACE,
+        error);
   }
 
   gst_pinned_fence_unref (behind);
@@ -412,14 +467,15 @@ turn_every (gsize frame_bytes)
  * round trips on one H100 in one process: 20,610 frames against 24 in
  * 30 s). A host that refills its stream's queue just before it runs empty
  * never waits at a gate or the pace, so where a stream shares its engine
- * (the caller asks gst_pinned_stream_note_lane() whether it does), a frame
+ * (@shared: the caller asks gst_pinned_stream_note_lane()), a frame
  * whose stream recorded a quantum of fences (turn_every()) since its queue
  * was last seen empty first waits for them all: the queue runs empty, the
  * engine goes to the next stream with work, and the other streams keep it
- * busy while this host wakes. */
+ * busy while this host wakes. The stream's waits of every kind may wake
+ * later while it shares (poll_tail()). */
 gboolean
-gst_pinned_fence_wait_turn (GstPinnedStream * stream, gsize frame_bytes,
-    GError ** error)
+gst_pinned_fence_wait_turn (GstPinnedStream * stream, gboolean shared,
+    gsize frame_bytes, GError ** error)
 {
   GstPinnedFenceTrack *track;
   GstPinnedFence *newest = NULL;
@@ -427,6 +483,10 @@ gst_pinned_fence_wait_turn (GstPinnedStream * stream, gsize frame_bytes,
   gboolean ok;
 
   if ((track = gst_pinned_stream_get_track (stream)) == NULL)
+    return TRUE;
+  if (g_atomic_int_get (&track->shared) != shared)
+    g_atomic_int_set (&track->shared, shared);
+  if (!shared)
     return TRUE;
 
   g_mutex_lock (&track->lock);
@@ -448,7 +508,7 @@ gst_pinned_fence_wait_turn (GstPinnedStream * stream, gsize frame_bytes,
   if (newest == NULL)
     return TRUE;
   thread_waits.turns++;
-  ok = gate_wait (newest, 0, error);
+  ok = gate_wait (newest, 0, GST_PINNED_WAIT_TURN, error);
   __atomic_store_n (&track->turn_seq, last, __ATOMIC_RELAXED);
   gst_pinned_fence_unref (newest);
   return ok;

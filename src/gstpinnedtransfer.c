@@ -286,10 +286,10 @@ gst_pinned_transfer_begin (GstPinnedTransferState * t, GstPinnedStream * stream,
    * streams use it too. */
   if (t->in.n_mem && t->out.n_mem &&
       t->in.kind[0]->device != t->out.kind[0]->device &&
-      gst_pinned_stream_note_lane (stream, t->out.kind[0]->device ?
-          GST_PINNED_LANE_TO_DEVICE : GST_PINNED_LANE_TO_HOST) &&
-      !gst_pinned_fence_wait_turn (stream, GST_VIDEO_INFO_SIZE (t->info),
-          error)) {
+      !gst_pinned_fence_wait_turn (stream,
+          gst_pinned_stream_note_lane (stream, t->out.kind[0]->device ?
+              GST_PINNED_LANE_TO_DEVICE : GST_PINNED_LANE_TO_HOST),
+          GST_VIDEO_INFO_SIZE (t->info), error)) {
     gst_pinned_transfer_side_unmap (&t->out);
     gst_pinned_transfer_side_unmap (&t->in);
     gst_pinned_context_pop (context);
