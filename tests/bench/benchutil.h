@@ -7,11 +7,12 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* What the benchmark's parts share: a CUDA call that must succeed, and
- * the process's CPU time. */
+/* What the benchmark's parts share: a CUDA call that must succeed, the
+ * process's CPU time, and the window a sampler preloaded into it keeps. */
 
 #pragma once
 
+#include <dlfcn.h>
 #include <sys/resource.h>
 #include <gst/pinned/gstpinnedcuda.h>
 
@@ -32,6 +33,21 @@ bench_cpu_seconds (void)
   getrusage (RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Opens or closes the window of samples that tests/bench/sampler.c keeps
+ * where it is preloaded with SAMPLER_MARKED=1: the measured seconds. */
+static inline void
+bench_sampler_window (gboolean open)
+{
+  void *self = dlopen (NULL, RTLD_LAZY);
+  void (*mark) (int) = self ? (void (*)(int)) dlsym (self,
+      "pinned_sampler_window") : NULL;
+
+  if (mark)
+    mark (open);
+  if (self)
+    dlclose (self);
 }
 
 /* Minor page faults of the process so far (a fresh frame's pages). */

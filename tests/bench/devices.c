@@ -487,7 +487,9 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     t0 = now_s ();
     c0 = bench_cpu_seconds ();
     f0 = frames_now (streams, b->streams, each0);
+    bench_sampler_window (TRUE);
     g_usleep (b->seconds * G_USEC_PER_SEC);
+    bench_sampler_window (FALSE);
     f1 = frames_now (streams, b->streams, each1);
     c1 = bench_cpu_seconds ();
     t1 = now_s ();

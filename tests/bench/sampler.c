@@ -15,7 +15,11 @@
  * ...", innermost first. tests/bench/sampler-report.py sums them up.
  * SAMPLER_SKIP_S and SAMPLER_FOR_S keep only the samples of a window of
  * wall time (seconds after the process started, and how long): the steady
- * state of a run without its start-up and teardown. */
+ * state of a run without its start-up and teardown. With SAMPLER_MARKED=1
+ * the program marks that window itself instead, calling
+ * pinned_sampler_window() where it finds it (gst-pinned-bench --devices
+ * around its measured seconds): a start-up that lasts longer on one host
+ * than another stays out. */
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -57,12 +61,31 @@ now_ns (void)
 static int
 in_window (void)
 {
-  long long now;
+  long long now, from, to;
 
-  if (window_to == 0)
+  from = __atomic_load_n (&window_from, __ATOMIC_RELAXED);
+  to = __atomic_load_n (&window_to, __ATOMIC_RELAXED);
+  if (to == 0)
     return 1;
   now = now_ns ();
-  return now >= window_from && now < window_to;
+  return now >= from && now < to;
+}
+
+/* Opens (@open nonzero) or closes the window of a SAMPLER_MARKED run; the
+ * program finds it with dlsym(). */
+void pinned_sampler_window (int open) __attribute__((visibility ("default")));
+
+void
+pinned_sampler_window (int open)
+{
+  if (!getenv ("SAMPLER_MARKED"))
+    return;
+  if (open) {
+    __atomic_store_n (&window_from, now_ns (), __ATOMIC_RELAXED);
+    __atomic_store_n (&window_to, 1LL << 62, __ATOMIC_RELAXED);
+  } else {
+    __atomic_store_n (&window_to, now_ns (), __ATOMIC_RELAXED);
+  }
 }
 
 static void
@@ -98,7 +121,11 @@ sampler_start (void)
 
   if (!getenv ("SAMPLER_OUT"))
     return;
-  if (skip || len) {
+  if (getenv ("SAMPLER_MARKED")) {
+    /* Shut until the program opens it. */
+    window_from = 1LL << 62;
+    window_to = 1LL << 62;
+  } else if (skip || len) {
     window_from = now_ns () + (long long) ((skip ? atof (skip) : 0) * 1e9);
     window_to = len ? window_from + (long long) (atof (len) * 1e9) :
         (1LL << 62);

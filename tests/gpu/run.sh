@@ -63,6 +63,9 @@
 #                $DEVICES, default all): 4K RGBA round trips, one a GPU,
 #                in one process and one process per GPU; 64 NV12 1080p
 #                round trips in one process, and with pinnedconvert
+#   devices-profile  where the 64 round trips' CPU goes in one process
+#                (the sampler over their measured seconds only,
+#                SAMPLER_MARKED=1)
 #   tensor-bench tests/bench/tensor.py: rows tensor-in and tensor-out
 #   tensor-sanitizer  tests/gpu/tensor.py (its frames: $TENSOR_FRAMES, 4)
 #                under compute-sanitizer memcheck, then racecheck
@@ -587,6 +590,30 @@ PY
       } > "$OUT/devices.log" 2>&1
       cat "$OUT/devices.log"
       summary+=("devices: $n GPUs, $(grep -c "^one-process\|^per-process" "$OUT/devices.log") rows, checked: $(grep "all outputs checked" "$OUT/devices.log" | tr '\n' ' ')")
+      ;;
+    devices-profile)
+      # The sampler keeps the samples of the measured seconds alone: the
+      # streams' start-up lasts 8 to 16 s, longer on some hosts.
+      n=${DEVICES:-$(nvidia-smi -L | grep -c '^GPU')}
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      rm -f "$OUT"/devices-profile.samples.*
+      SAMPLER_OUT=$OUT/devices-profile.samples SAMPLER_MARKED=1 \
+        LD_PRELOAD=$top/build/tests/bench/libpinnedsampler.so \
+        LD_LIBRARY_PATH=$libpath timeout 300 build/tests/bench/gst-pinned-bench \
+        --devices "$n" --streams 64 --sizes NV12:1920x1080 --duration-ms 4000 \
+        --only > "$OUT/devices-profile-bench.txt" 2>&1
+      samples=$(ls -S "$OUT"/devices-profile.samples.* 2>/dev/null | head -1)
+      if [ -n "$samples" ]; then
+        python3 tests/bench/sampler-report.py "$samples" --thread all \
+          --top 60 --callers ioctl cuEventQuery cuMemcpyBatchAsync_v2 \
+          clock_nanosleep g_cond_wait_until syscall g_mutex_lock \
+          pthread_mutex_lock > "$OUT/devices-profile.txt"
+        summary+=("devices-profile: $(head -1 "$OUT/devices-profile.txt") (devices-profile.txt)")
+        grep -A3 "^one-process" "$OUT/devices-profile-bench.txt"
+        head -70 "$OUT/devices-profile.txt"
+      else
+        summary+=("devices-profile: no samples")
+      fi
       ;;
     fresh-python)
       python3 tests/bench/fresh.py build > "$OUT/fresh-python.log" 2>&1
