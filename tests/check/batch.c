@@ -255,13 +255,14 @@ GST_END_TEST;
 GST_START_TEST (test_batch_fence_guards_every_frame)
 {
   GstVideoInfo info;
-  GstHarness *h = new_pair (&info, "RGBA", 320, 240);
+  GstHarness *h;
   GstBuffer *in[4], *out[4];
   guint i;
 
   if (!pinned_test_is_fake ())
     return;
 
+  h = new_pair (&info, "RGBA", 320, 240);
   pinned_test_set_copy_delay (DELAY_MS);
   push_frames (h, &info, 1, 4, in);
   for (i = 0; i < 4; i++) {
@@ -636,7 +637,7 @@ GST_START_TEST (test_batch_gpu_time_per_frame)
 {
   const guint delay_ms = pinned_test_ms (20);
   GstVideoInfo info;
-  GstHarness *h = new_pair (&info, "NV12", 64, 48);
+  GstHarness *h;
   const gchar *names[] = { "pinnedupload", "pinneddownload" };
   GstBuffer *in[8];
   guint i;
@@ -644,6 +645,7 @@ GST_START_TEST (test_batch_gpu_time_per_frame)
   if (!pinned_test_is_fake ())
     return;
 
+  h = new_pair (&info, "NV12", 64, 48);
   pinned_test_set_copy_delay (delay_ms);
   push_frames (h, &info, 1, 8, in);
   pull_and_check (h, &info, in, 8);
