@@ -7,7 +7,8 @@
 # working folder, timeout, suites); prints a line a test as it ends and
 # 'N passed, N failed, N skipped'; exit 77 is a skip, as in meson.
 #
-#   parallel-tests.py BUILD [--suite NAME ...] [--wrap COMMAND] [-j JOBS] [-v]
+#   parallel-tests.py BUILD [--suite NAME ...] [--test NAME ...]
+#                     [--wrap COMMAND] [-j JOBS] [-v]
 import argparse
 import concurrent.futures
 import json
@@ -20,6 +21,8 @@ import time
 ap = argparse.ArgumentParser()
 ap.add_argument('build')
 ap.add_argument('--suite', action='append', default=[])
+ap.add_argument('--test', action='append', default=[],
+                help='only the tests of this name')
 ap.add_argument('--wrap', default='', help='command to run each test under')
 ap.add_argument('-j', '--jobs', type=int, default=os.cpu_count() or 1)
 ap.add_argument('-v', action='store_true', help="print every test's output")
@@ -30,6 +33,8 @@ for t in json.load(open(os.path.join(args.build, 'meson-info',
                                      'intro-tests.json'))):
     suites = [s.split(':')[-1] for s in t.get('suite', [])]
     if args.suite and not set(args.suite) & set(suites + t.get('suite', [])):
+        continue
+    if args.test and t['name'] not in args.test:
         continue
     tests.append((t, suites))
 
