@@ -40,8 +40,8 @@ GstPinnedBatch * gst_pinned_batch_new        (GstBaseTransform * element,
 G_GNUC_INTERNAL
 void       gst_pinned_batch_free             (GstPinnedBatch * batch);
 
-/* Frames a batch (1: each alone), for new caps; starts the timer thread
- * where @frames > 1 and @timeout_us > 0. */
+/* Frames a batch (1: each alone), for new caps; starts the timer thread,
+ * rung by the batch clock, where @frames > 1 and @timeout_us > 0. */
 G_GNUC_INTERNAL
 void       gst_pinned_batch_set_frames       (GstPinnedBatch * batch,
                                               guint frames,

@@ -10,14 +10,15 @@
 /* The batch queue of a copy element: frames of gst-pinned memory whose
  * copies are only noted, then enqueued together in one call with one
  * fence; their outputs held until then and pushed in order; and the
- * timer thread that sends a partial batch on when its last frame is late.
- * Its lock is the timer's. */
+ * timer thread that sends a partial batch on when the batch clock rings
+ * it (gstpinnedbatchclock.c). Its lock is the timer's. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstpinnedbatch-private.h"
+#include "gstpinnedbatchclock-private.h"
 #include "gst/pinned/gstpinnedmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_batch_debug);
@@ -39,16 +40,17 @@ struct _GstPinnedBatch
   GstBuffer *batched;
 
   /* The timer: a thread that pushes a partial batch whose first frame
-   * came @timeout_us ago (@held_since, monotonic us; 0: none held). It
-   * waits until that time, so the streaming thread only wakes it from
-   * idle (@idle). */
+   * came batch-timeout ago (@held_since, atomic, monotonic us; 0: none
+   * held; each start later than the one before, @last_since), once the
+   * clock's @watch rang it (@late: that start). */
   GThread *timer;
+  GstPinnedBatchWatch *watch;
   GMutex lock;
   GCond cond;
   gboolean stop;
-  gint idle;
+  gint64 late;
   gint64 held_since;
-  gint64 timeout_us;
+  gint64 last_since;
 };
 
 GstPinnedBatch *
@@ -135,20 +137,16 @@ gst_pinned_batch_pop_ready (GstPinnedBatch * batch)
   return g_queue_pop_head (&batch->ready);
 }
 
-/* The first frame of a batch is held: the timer counts from now. */
+/* The first frame of a batch is held: the clock counts from now. */
 static void
 batch_started (GstPinnedBatch * batch)
 {
-  if (batch->timer == NULL)
+  if (batch->watch == NULL)
     return;
-  /* Then the idle flag: the timer sets it before it looks (Dekker). */
-  __atomic_store_n (&batch->held_since, g_get_monotonic_time (),
-      __ATOMIC_SEQ_CST);
-  if (__atomic_load_n (&batch->idle, __ATOMIC_SEQ_CST)) {
-    g_mutex_lock (&batch->lock);
-    g_cond_signal (&batch->cond);
-    g_mutex_unlock (&batch->lock);
-  }
+  /* The clock rings each start once: no two alike. */
+  batch->last_since = MAX (g_get_monotonic_time (), batch->last_since + 1);
+  __atomic_store_n (&batch->held_since, batch->last_since, __ATOMIC_SEQ_CST);
+  gst_pinned_batch_clock_started (batch->watch);
 }
 
 gboolean
@@ -209,42 +207,32 @@ batch_timed_out (GstPinnedBatch * batch, gint64 since)
   GST_PAD_STREAM_UNLOCK (sinkpad);
 }
 
+/* The clock's ring: the batch that started at @since is late. */
+static void
+batch_ring (gpointer data, gint64 since)
+{
+  GstPinnedBatch *batch = data;
+
+  g_mutex_lock (&batch->lock);
+  batch->late = since;
+  g_cond_signal (&batch->cond);
+  g_mutex_unlock (&batch->lock);
+}
+
 static gpointer
 batch_timer_loop (gpointer data)
 {
   GstPinnedBatch *batch = data;
-  gboolean quiet = FALSE;
 
   g_mutex_lock (&batch->lock);
   while (!batch->stop) {
-    gint64 since, deadline;
+    gint64 since = batch->late;
 
-    /* Idle only after a whole timeout without a batch: while frames
-     * stream, the next batch starts right after a flush, and waking the
-     * timer for each would cost a system call a batch. */
-    if (quiet)
-      __atomic_store_n (&batch->idle, 1, __ATOMIC_SEQ_CST);
-    since = __atomic_load_n (&batch->held_since, __ATOMIC_SEQ_CST);
-    if (since == 0 && quiet) {
-      g_cond_wait (&batch->cond, &batch->lock);
-      __atomic_store_n (&batch->idle, 0, __ATOMIC_SEQ_CST);
-      quiet = FALSE;
-      continue;
-    }
-    __atomic_store_n (&batch->idle, 0, __ATOMIC_SEQ_CST);
     if (since == 0) {
-      quiet = TRUE;
-      g_cond_wait_until (&batch->cond, &batch->lock,
-          g_get_monotonic_time () + batch->timeout_us);
+      g_cond_wait (&batch->cond, &batch->lock);
       continue;
     }
-    quiet = FALSE;
-    deadline = since + batch->timeout_us;
-    if (g_get_monotonic_time () < deadline) {
-      /* A later batch moves the deadline: looked at again then. */
-      g_cond_wait_until (&batch->cond, &batch->lock, deadline);
-      continue;
-    }
+    batch->late = 0;
     g_mutex_unlock (&batch->lock);
     batch_timed_out (batch, since);
     g_mutex_lock (&batch->lock);
@@ -262,9 +250,11 @@ gst_pinned_batch_set_frames (GstPinnedBatch * batch, guint frames,
   if (batch->timer || timeout_us == 0 || frames < 2)
     return;
 
-  batch->timeout_us = (gint64) MIN (timeout_us, G_MAXINT64 / 2);
   batch->stop = FALSE;
+  batch->late = 0;
   batch->timer = g_thread_new ("pinned-batch", batch_timer_loop, batch);
+  batch->watch = gst_pinned_batch_clock_watch (&batch->held_since,
+      (gint64) MIN (timeout_us, G_MAXINT64 / 2), batch_ring, batch);
 }
 
 void
@@ -272,6 +262,9 @@ gst_pinned_batch_stop_timer (GstPinnedBatch * batch)
 {
   if (batch->timer == NULL)
     return;
+  /* First the clock: no ring after it. */
+  gst_pinned_batch_clock_unwatch (batch->watch);
+  batch->watch = NULL;
   g_mutex_lock (&batch->lock);
   batch->stop = TRUE;
   g_cond_signal (&batch->cond);

@@ -13,6 +13,7 @@
  * queries, none after a flush; the fence guards every frame of the
  * batch. */
 
+#include <stdio.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include <gst/app/gstappsink.h>
@@ -426,6 +427,109 @@ GST_START_TEST (test_batch_timeout_pushes_partial)
 
 GST_END_TEST;
 
+/* How many times this process's threads named @name went to sleep and
+ * woke (their voluntary context switches, summed); @threads: how many. */
+static guint64
+thread_sleeps (const gchar * name, guint * threads)
+{
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *tid;
+  guint64 sum = 0;
+
+  fail_unless (dir != NULL, "no /proc/self/task");
+  *threads = 0;
+  while ((tid = g_dir_read_name (dir))) {
+    gchar *comm_path = g_build_filename ("/proc/self/task", tid, "comm", NULL);
+    gchar *status_path = g_build_filename ("/proc/self/task", tid, "status",
+        NULL);
+    gchar *comm = NULL, *status = NULL, *line;
+    guint64 n;
+
+    if (g_file_get_contents (comm_path, &comm, NULL, NULL) &&
+        strcmp (g_strchomp (comm), name) == 0 &&
+        g_file_get_contents (status_path, &status, NULL, NULL) &&
+        (line = strstr (status, "voluntary_ctxt_switches:")) &&
+        sscanf (line, "voluntary_ctxt_switches: %" G_GUINT64_FORMAT, &n) == 1) {
+      sum += n;
+      (*threads)++;
+    }
+    g_free (comm);
+    g_free (status);
+    g_free (comm_path);
+    g_free (status_path);
+  }
+  g_dir_close (dir);
+  return sum;
+}
+
+/* Batches that fill in time never wake their elements' timers: one batch
+ * clock looks for the whole process, its wake-ups bounded by the rounds of
+ * batches, not by how many elements batch (a timer an element woke at
+ * each deadline: about one wake-up a timeout each). The control: a
+ * partial batch still goes on, rung by the clock. */
+#define SLEEP_PAIRS 8
+GST_START_TEST (test_batch_timers_sleep_while_batches_fill)
+{
+  const guint rounds = 30;
+  guint timeout_us = pinned_test_ms (50) * 1000;
+  GstHarness *h[SLEEP_PAIRS];
+  GstVideoInfo info;
+  GstBuffer *in[4];
+  guint64 timers0, clocks0, timers1, clocks1;
+  guint i, r, n_timers, n_clocks, n_before;
+
+  thread_sleeps ("pinned-batch", &n_before);
+  for (i = 0; i < SLEEP_PAIRS; i++) {
+    h[i] = new_pair_full (&info, "NV12", 66, 50, timeout_us);
+    push_frames (h[i], &info, 1, 4, in);
+    pull_and_check (h[i], &info, in, 4);
+  }
+  timers0 = thread_sleeps ("pinned-batch", &n_timers);
+  clocks0 = thread_sleeps ("pinned-clock", &n_clocks);
+  fail_unless_equals_int (n_timers, n_before + 2 * SLEEP_PAIRS);
+  fail_unless_equals_int (n_clocks, 1);
+
+  for (r = 0; r < rounds; r++) {
+    for (i = 0; i < SLEEP_PAIRS; i++) {
+      push_frames (h[i], &info, 4 * r, 4, in);
+      pull_and_check (h[i], &info, in, 4);
+    }
+    g_usleep (pinned_test_ms (10) * 1000);
+  }
+  timers1 = thread_sleeps ("pinned-batch", &n_timers);
+  clocks1 = thread_sleeps ("pinned-clock", &n_clocks);
+  GST_INFO ("%u rounds of %u pairs: the timers woke %" G_GUINT64_FORMAT
+      " times, the clock %" G_GUINT64_FORMAT, rounds, SLEEP_PAIRS,
+      timers1 - timers0, clocks1 - clocks0);
+  /* One stray a timer at most: a batch that did not fill in 50 ms. */
+  fail_unless (timers1 - timers0 <= 2 * SLEEP_PAIRS,
+      "the elements' timers woke %" G_GUINT64_FORMAT " times",
+      timers1 - timers0);
+  /* Where the host is slow (times scaled), batches stay partial for
+   * several ticks. */
+  fail_unless (pinned_test_ms (1) > 1 || clocks1 - clocks0 <= 4 * rounds,
+      "the clock woke %" G_GUINT64_FORMAT " times in %u rounds",
+      clocks1 - clocks0, rounds);
+
+  /* Control */
+  push_frames (h[0], &info, 1000, 2, in);
+  for (i = 0; i < 2; i++) {
+    GstBuffer *out = gst_harness_pull (h[0]);
+
+    fail_unless (out != NULL, "the partial batch did not come");
+    fail_unless (pinned_test_frames_equal (in[i], out, &info));
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+  for (i = 0; i < SLEEP_PAIRS; i++)
+    gst_harness_teardown (h[i]);
+  /* The clock's thread goes with the last element that batches. */
+  thread_sleeps ("pinned-clock", &n_clocks);
+  fail_unless_equals_int (n_clocks, n_before > 0 ? 1 : 0);
+}
+
+GST_END_TEST;
+
 /* A failed batch copy is an element error with the CUDA detail. */
 GST_START_TEST (test_batch_copy_fails)
 {
@@ -683,6 +787,7 @@ batch_suite (void)
   tcase_add_test (tc, test_batch_pools_hold_two);
   tcase_add_test (tc, test_batch_auto);
   tcase_add_test (tc, test_batch_timeout_pushes_partial);
+  tcase_add_test (tc, test_batch_timers_sleep_while_batches_fill);
   tcase_add_test (tc, test_batch_copy_fails);
   tcase_add_test (tc, test_batch_unbatched_frame_after_batch);
   tcase_add_test (tc, test_batch_partial_before_queries);
