@@ -77,6 +77,8 @@ clock_look (gint64 * tick)
       next = deadline;
     }
   }
+  GST_LOG ("looked at %u batches, next deadline in %" G_GINT64_FORMAT " us",
+      the_clock.watches->len, next ? next - now : -1);
   return next;
 }
 
@@ -88,11 +90,11 @@ clock_loop (gpointer data)
 
   g_mutex_lock (&the_clock.lock);
   while (the_clock.generation == generation) {
-    gint64 tick, next = clock_look (&tick), wake;
+    gint64 tick, first = clock_look (&tick), next, wake;
 
-    if (next != 0) {
+    if (first != 0) {
       quiet = FALSE;
-      wake = MAX (next, g_get_monotonic_time () + tick);
+      wake = MAX (first, g_get_monotonic_time () + tick);
     } else if (!quiet) {
       /* Idle only after a tick without a batch: while frames stream, the
        * next batch starts right after a flush, and waking the clock for
@@ -104,9 +106,10 @@ clock_loop (gpointer data)
     }
     __atomic_store_n (&the_clock.wake_at, wake, __ATOMIC_SEQ_CST);
     /* Then look again: a start that did not see @wake_at yet is seen here
-     * (it sets its time, then reads @wake_at). */
+     * (it sets its time, then reads @wake_at), where its deadline comes
+     * before the one the clock sleeps for. */
     next = clock_look (&tick);
-    if (next != 0 && next < wake)
+    if (next != 0 && next < wake && (first == 0 || next < first))
       continue;
     if (wake == G_MAXINT64)
       g_cond_wait (&the_clock.cond, &the_clock.lock);

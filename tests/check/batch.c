@@ -427,39 +427,90 @@ GST_START_TEST (test_batch_timeout_pushes_partial)
 
 GST_END_TEST;
 
+/* The ids of this process's threads named @name. */
+static GPtrArray *
+threads_named (const gchar * name)
+{
+  GPtrArray *tids = g_ptr_array_new_with_free_func (g_free);
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *tid;
+
+  fail_unless (dir != NULL, "no /proc/self/task");
+  while ((tid = g_dir_read_name (dir))) {
+    gchar *path = g_build_filename ("/proc/self/task", tid, "comm", NULL);
+    gchar *comm = NULL;
+
+    if (g_file_get_contents (path, &comm, NULL, NULL) &&
+        strcmp (g_strchomp (comm), name) == 0)
+      g_ptr_array_add (tids, g_strdup (tid));
+    g_free (comm);
+    g_free (path);
+  }
+  g_dir_close (dir);
+  return tids;
+}
+
+/* Waits up to a second for @n threads named @name: a new thread takes its
+ * name once it runs. */
+static void
+wait_threads_named (const gchar * name, guint n)
+{
+  guint i, found = 0;
+
+  for (i = 0; i < 100 && found < n; i++) {
+    GPtrArray *tids = threads_named (name);
+
+    found = tids->len;
+    g_ptr_array_unref (tids);
+    if (found < n)
+      g_usleep (10 * 1000);
+  }
+}
+
+/* The number in /proc/self/task/@tid/@file after @key (or, with no key,
+ * its first); 0 where the thread has gone. */
+static guint64
+thread_value (const gchar * tid, const gchar * file, const gchar * key)
+{
+  gchar *path = g_build_filename ("/proc/self/task", tid, file, NULL);
+  gchar *text = NULL, *at;
+  guint64 n = 0;
+
+  if (g_file_get_contents (path, &text, NULL, NULL) &&
+      (at = key ? strstr (text, key) : text))
+    n = g_ascii_strtoull (at + (key ? strlen (key) : 0), NULL, 10);
+  g_free (text);
+  g_free (path);
+  return n;
+}
+
 /* How many times this process's threads named @name went to sleep and
  * woke (their voluntary context switches, summed); @threads: how many. */
 static guint64
 thread_sleeps (const gchar * name, guint * threads)
 {
-  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
-  const gchar *tid;
+  GPtrArray *tids = threads_named (name);
   guint64 sum = 0;
+  guint i;
 
-  fail_unless (dir != NULL, "no /proc/self/task");
-  *threads = 0;
-  while ((tid = g_dir_read_name (dir))) {
-    gchar *comm_path = g_build_filename ("/proc/self/task", tid, "comm", NULL);
-    gchar *status_path = g_build_filename ("/proc/self/task", tid, "status",
-        NULL);
-    gchar *comm = NULL, *status = NULL, *line;
-    guint64 n;
-
-    if (g_file_get_contents (comm_path, &comm, NULL, NULL) &&
-        strcmp (g_strchomp (comm), name) == 0 &&
-        g_file_get_contents (status_path, &status, NULL, NULL) &&
-        (line = strstr (status, "voluntary_ctxt_switches:")) &&
-        sscanf (line, "voluntary_ctxt_switches: %" G_GUINT64_FORMAT, &n) == 1) {
-      sum += n;
-      (*threads)++;
-    }
-    g_free (comm);
-    g_free (status);
-    g_free (comm_path);
-    g_free (status_path);
-  }
-  g_dir_close (dir);
+  for (i = 0; i < tids->len; i++)
+    sum += thread_value (g_ptr_array_index (tids, i), "status",
+        "voluntary_ctxt_switches:");
+  *threads = tids->len;
+  g_ptr_array_unref (tids);
   return sum;
+}
+
+static gint clock_looks;
+
+/* Counts the batch clock's looks (clock_look()'s LOG line). */
+static void
+count_looks (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  if (level == GST_LEVEL_LOG && g_strcmp0 (function, "clock_look") == 0)
+    g_atomic_int_inc (&clock_looks);
 }
 
 /* Batches that fill in time never wake their elements' timers: one batch
@@ -484,6 +535,8 @@ GST_START_TEST (test_batch_timers_sleep_while_batches_fill)
     push_frames (h[i], &info, 1, 4, in);
     pull_and_check (h[i], &info, in, 4);
   }
+  wait_threads_named ("pinned-batch", n_before + 2 * SLEEP_PAIRS);
+  wait_threads_named ("pinned-clock", 1);
   timers0 = thread_sleeps ("pinned-batch", &n_timers);
   clocks0 = thread_sleeps ("pinned-clock", &n_clocks);
   fail_unless_equals_int (n_timers, n_before + 2 * SLEEP_PAIRS);
@@ -526,6 +579,58 @@ GST_START_TEST (test_batch_timers_sleep_while_batches_fill)
   /* The clock's thread goes with the last element that batches. */
   thread_sleeps ("pinned-clock", &n_clocks);
   fail_unless_equals_int (n_clocks, n_before > 0 ? 1 : 0);
+}
+
+GST_END_TEST;
+
+/* The clock sleeps until the next deadline however near it is: partial
+ * batches of two pairs, started 0.4 ms apart (within a tick), cost it two
+ * looks a wake-up, not the time between them spent looking again and
+ * again (its looks counted through its LOG lines). */
+GST_START_TEST (test_batch_clock_sleeps_between_deadlines)
+{
+  const guint rounds = 20;
+  GstHarness *h[2];
+  GstVideoInfo info;
+  GstBuffer *in[2];
+  guint64 woke;
+  guint i, r, n, looks;
+
+  for (i = 0; i < 2; i++)
+    h[i] = new_pair_full (&info, "NV12", 66, 50, 10 * 1000);
+  wait_threads_named ("pinned-clock", 1);
+  gst_debug_set_threshold_for_name ("pinnedbatchclock", GST_LEVEL_LOG);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (count_looks, NULL, NULL);
+  g_atomic_int_set (&clock_looks, 0);
+  woke = thread_sleeps ("pinned-clock", &n);
+  for (r = 0; r < rounds; r++) {
+    for (i = 0; i < 2; i++) {
+      push_frames (h[i], &info, r, 1, &in[i]);
+      g_usleep (400);
+    }
+    for (i = 0; i < 2; i++) {
+      /* After both elements' timeouts. */
+      GstBuffer *out = gst_harness_pull (h[i]);
+
+      fail_unless (out != NULL, "the partial batch did not come");
+      fail_unless (pinned_test_frames_equal (in[i], out, &info));
+      gst_buffer_unref (out);
+      gst_buffer_unref (in[i]);
+    }
+  }
+  woke = thread_sleeps ("pinned-clock", &n) - woke;
+  looks = g_atomic_int_get (&clock_looks);
+  gst_debug_remove_log_function (count_looks);
+  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+  gst_debug_unset_threshold_for_name ("pinnedbatchclock");
+  GST_INFO ("%u rounds: the clock woke %" G_GUINT64_FORMAT " times and "
+      "looked %u times", rounds, woke, looks);
+  fail_unless_equals_int (n, 1);
+  fail_unless (looks <= 3 * (woke + rounds), "the clock looked %u times in "
+      "%" G_GUINT64_FORMAT " wake-ups", looks, woke);
+  for (i = 0; i < 2; i++)
+    gst_harness_teardown (h[i]);
 }
 
 GST_END_TEST;
@@ -788,6 +893,7 @@ batch_suite (void)
   tcase_add_test (tc, test_batch_auto);
   tcase_add_test (tc, test_batch_timeout_pushes_partial);
   tcase_add_test (tc, test_batch_timers_sleep_while_batches_fill);
+  tcase_add_test (tc, test_batch_clock_sleeps_between_deadlines);
   tcase_add_test (tc, test_batch_copy_fails);
   tcase_add_test (tc, test_batch_unbatched_frame_after_batch);
   tcase_add_test (tc, test_batch_partial_before_queries);
