@@ -13,7 +13,6 @@
  * queries, none after a flush; the fence guards every frame of the
  * batch. */
 
-#include <stdio.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include <gst/app/gstappsink.h>
@@ -467,8 +466,8 @@ wait_threads_named (const gchar * name, guint n)
   }
 }
 
-/* The number in /proc/self/task/@tid/@file after @key (or, with no key,
- * its first); 0 where the thread has gone. */
+/* The number after @key in /proc/self/task/@tid/@file; 0 where the
+ * thread has gone. */
 static guint64
 thread_value (const gchar * tid, const gchar * file, const gchar * key)
 {
@@ -477,8 +476,8 @@ thread_value (const gchar * tid, const gchar * file, const gchar * key)
   guint64 n = 0;
 
   if (g_file_get_contents (path, &text, NULL, NULL) &&
-      (at = key ? strstr (text, key) : text))
-    n = g_ascii_strtoull (at + (key ? strlen (key) : 0), NULL, 10);
+      (at = strstr (text, key)))
+    n = g_ascii_strtoull (at + strlen (key), NULL, 10);
   g_free (text);
   g_free (path);
   return n;
