@@ -536,10 +536,10 @@ gst_pinned_base_transform_class_init (GstPinnedBaseTransformClass * klass)
    *
    * How long a batch waits for its last frame, in microseconds, after its
    * first came: then the frames it has go on (an application that pushes
-   * a frame and waits for the result gets it this much later, and up to
-   * half of it, at most 500 more: one thread of the process looks at
-   * every element's batch that often). 0 waits until the batch is full or
-   * a serialized event comes.
+   * a frame and waits for the result gets it this much later, or up to a
+   * tick more: one thread of the process looks at every element's batch
+   * once a tick, half the shortest batch-timeout, at most 500). 0 waits
+   * until the batch is full or a serialized event comes.
    *
    * Since: 0.1
    */

@@ -8,11 +8,11 @@
  */
 
 /* The process's batch clock: one thread that watches every element's
- * partial batch and rings the element only when its batch is late. A
- * thread an element that woke at each batch's deadline cost a wake-up a
- * batch, even where the batch had filled in time (about 1.5 a frame at
- * 64 round trips); the clock wakes at most once a tick however many
- * elements batch, and the elements' timers sleep until a ring. */
+ * partial batch and rings the element only when its batch is late. Each
+ * element's timer, waking at its batches' deadlines, cost wake-ups even
+ * where the batches had filled in time (about 1.5 a frame at 64 round
+ * trips); the clock wakes at most once a tick however many elements
+ * batch, and the elements' timers sleep until a ring. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
