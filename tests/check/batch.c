@@ -426,29 +426,6 @@ GST_START_TEST (test_batch_timeout_pushes_partial)
 
 GST_END_TEST;
 
-/* The ids of this process's threads named @name. */
-static GPtrArray *
-threads_named (const gchar * name)
-{
-  GPtrArray *tids = g_ptr_array_new_with_free_func (g_free);
-  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
-  const gchar *tid;
-
-  fail_unless (dir != NULL, "no /proc/self/task");
-  while ((tid = g_dir_read_name (dir))) {
-    gchar *path = g_build_filename ("/proc/self/task", tid, "comm", NULL);
-    gchar *comm = NULL;
-
-    if (g_file_get_contents (path, &comm, NULL, NULL) &&
-        strcmp (g_strchomp (comm), name) == 0)
-      g_ptr_array_add (tids, g_strdup (tid));
-    g_free (comm);
-    g_free (path);
-  }
-  g_dir_close (dir);
-  return tids;
-}
-
 /* Waits up to a second for @n threads named @name: a new thread takes its
  * name once it runs. */
 static void
@@ -457,7 +434,7 @@ wait_threads_named (const gchar * name, guint n)
   guint i, found = 0;
 
   for (i = 0; i < 100 && found < n; i++) {
-    GPtrArray *tids = threads_named (name);
+    GPtrArray *tids = pinned_test_threads (name);
 
     found = tids->len;
     g_ptr_array_unref (tids);
@@ -488,7 +465,7 @@ thread_value (const gchar * tid, const gchar * file, const gchar * key)
 static guint64
 thread_sleeps (const gchar * name, guint * threads)
 {
-  GPtrArray *tids = threads_named (name);
+  GPtrArray *tids = pinned_test_threads (name);
   guint64 sum = 0;
   guint i;
 

@@ -966,3 +966,25 @@ pinned_test_stat (GstElement * element, const gchar * field)
   gst_structure_free (stats);
   return v;
 }
+
+GPtrArray *
+pinned_test_threads (const gchar * name)
+{
+  GPtrArray *tids = g_ptr_array_new_with_free_func (g_free);
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *tid;
+
+  fail_unless (dir != NULL, "no /proc/self/task");
+  while ((tid = g_dir_read_name (dir))) {
+    gchar *path = g_build_filename ("/proc/self/task", tid, "comm", NULL);
+    gchar *comm = NULL;
+
+    if (name == NULL || (g_file_get_contents (path, &comm, NULL, NULL) &&
+            strcmp (g_strchomp (comm), name) == 0))
+      g_ptr_array_add (tids, g_strdup (tid));
+    g_free (comm);
+    g_free (path);
+  }
+  g_dir_close (dir);
+  return tids;
+}

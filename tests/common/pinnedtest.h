@@ -155,4 +155,8 @@ void      pinned_test_check_error       (GstMessage * msg,
 guint64   pinned_test_stat              (GstElement * element,
                                          const gchar * field);
 
+/* The ids of this process's threads named @name, every thread where %NULL
+ * (/proc/self/task; a new thread takes its name once it runs). */
+GPtrArray *pinned_test_threads          (const gchar * name);
+
 G_END_DECLS
