@@ -21,7 +21,14 @@
  * are counted too (a system call costs a virtual machine's host more than
  * the call itself): sleeps, the timer slack, the driver's ioctls, GLib's
  * futexes (through syscall()), reads and writes (GstPoll's wake-ups) and
- * polls. libc's own futexes (pthread mutexes) do not go through them. */
+ * polls. libc's own futexes (pthread mutexes) do not go through them.
+ *
+ * Each CUDA call's wall time is summed too (the third column, ns): what a
+ * call costs where many threads call in at once.
+ *
+ * With CALLCOUNT_MARKED=1 it counts the window the benchmark marks
+ * (bench_sampler_window(): the measured seconds, without start-up and
+ * teardown) and writes its length too, as "callcount window-ms N". */
 
 #define _GNU_SOURCE
 #include <cuda_runtime.h>
@@ -65,6 +72,21 @@ static const char *names[N_KINDS] = {
 };
 
 static unsigned long counts[N_KINDS];
+static unsigned long long call_ns[N_KINDS];
+/* The counts, times in calls and times (ns, CLOCK_MONOTONIC) at the
+ * window's ends. */
+static unsigned long at_open[N_KINDS], at_close[N_KINDS];
+static unsigned long long ns_open[N_KINDS], ns_close[N_KINDS];
+static long long open_ns = -1, close_ns = -1;
+
+static long long
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static void *
 real (const char *name)
@@ -79,6 +101,13 @@ real (const char *name)
 }
 
 #define COUNT(kind) __atomic_fetch_add (&counts[kind], 1, __ATOMIC_RELAXED)
+/* A CUDA call, counted and timed; @kind may depend on its result. */
+#define TIMED(result, call, kind) do {                                    \
+    long long t0_ = now_ns ();                                            \
+    result = call;                                                        \
+    __atomic_fetch_add (&call_ns[kind], now_ns () - t0_, __ATOMIC_RELAXED); \
+    COUNT (kind);                                                         \
+  } while (0)
 
 cudaError_t
 cudaMemcpyAsync (void *dst, const void *src, size_t count,
@@ -86,11 +115,12 @@ cudaMemcpyAsync (void *dst, const void *src, size_t count,
 {
   static cudaError_t (*f) (void *, const void *, size_t,
       enum cudaMemcpyKind, cudaStream_t);
+  cudaError_t r;
 
   if (f == NULL)
     f = real ("cudaMemcpyAsync");
-  COUNT (MEMCPY_ASYNC);
-  return f (dst, src, count, kind, stream);
+  TIMED (r, f (dst, src, count, kind, stream), MEMCPY_ASYNC);
+  return r;
 }
 
 cudaError_t
@@ -101,33 +131,37 @@ cudaMemcpyBatchAsync (void *const *dsts, const void *const *srcs,
   static cudaError_t (*f) (void *const *, const void *const *,
       const size_t *, size_t, struct cudaMemcpyAttributes *, size_t *, size_t,
       cudaStream_t);
+  cudaError_t r;
 
   if (f == NULL)
     f = real ("cudaMemcpyBatchAsync");
-  COUNT (MEMCPY_BATCH_ASYNC);
-  return f (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+  TIMED (r, f (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream),
+      MEMCPY_BATCH_ASYNC);
+  return r;
 }
 
 cudaError_t
 cudaEventRecord (cudaEvent_t event, cudaStream_t stream)
 {
   static cudaError_t (*f) (cudaEvent_t, cudaStream_t);
+  cudaError_t r;
 
   if (f == NULL)
     f = real ("cudaEventRecord");
-  COUNT (EVENT_RECORD);
-  return f (event, stream);
+  TIMED (r, f (event, stream), EVENT_RECORD);
+  return r;
 }
 
 cudaError_t
 cudaStreamWaitEvent (cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
   static cudaError_t (*f) (cudaStream_t, cudaEvent_t, unsigned int);
+  cudaError_t r;
 
   if (f == NULL)
     f = real ("cudaStreamWaitEvent");
-  COUNT (STREAM_WAIT_EVENT);
-  return f (stream, event, flags);
+  TIMED (r, f (stream, event, flags), STREAM_WAIT_EVENT);
+  return r;
 }
 
 cudaError_t
@@ -135,11 +169,20 @@ cudaEventQuery (cudaEvent_t event)
 {
   static cudaError_t (*f) (cudaEvent_t);
   cudaError_t result;
+  long long t0;
 
   if (f == NULL)
     f = real ("cudaEventQuery");
+  t0 = now_ns ();
   result = f (event);
-  COUNT (result == cudaErrorNotReady ? EVENT_QUERY_RUNNING : EVENT_QUERY_DONE);
+  t0 = now_ns () - t0;
+  if (result == cudaErrorNotReady) {
+    __atomic_fetch_add (&call_ns[EVENT_QUERY_RUNNING], t0, __ATOMIC_RELAXED);
+    COUNT (EVENT_QUERY_RUNNING);
+  } else {
+    __atomic_fetch_add (&call_ns[EVENT_QUERY_DONE], t0, __ATOMIC_RELAXED);
+    COUNT (EVENT_QUERY_DONE);
+  }
   return result;
 }
 
@@ -265,6 +308,29 @@ poll (struct pollfd *fds, nfds_t nfds, int timeout)
   return f (fds, nfds, timeout);
 }
 
+/* Opens (@open nonzero) or closes a CALLCOUNT_MARKED run's window: the
+ * benchmark finds it with dlsym(), as it finds the sampler's. */
+void pinned_sampler_window (int open) __attribute__((visibility ("default")));
+
+void
+pinned_sampler_window (int open)
+{
+  int i;
+
+  if (!getenv ("CALLCOUNT_MARKED"))
+    return;
+  for (i = 0; i < N_KINDS; i++) {
+    (open ? at_open : at_close)[i] =
+        __atomic_load_n (&counts[i], __ATOMIC_RELAXED);
+    (open ? ns_open : ns_close)[i] =
+        __atomic_load_n (&call_ns[i], __ATOMIC_RELAXED);
+  }
+  if (open)
+    open_ns = now_ns ();
+  else
+    close_ns = now_ns ();
+}
+
 static void counts_write (void) __attribute__((destructor));
 
 static void
@@ -276,8 +342,15 @@ counts_write (void)
 
   if (f == NULL)
     return;
-  for (i = 0; i < N_KINDS; i++)
-    fprintf (f, "callcount %s %lu\n", names[i], counts[i]);
+  if (open_ns >= 0 && close_ns > open_ns) {
+    fprintf (f, "callcount window-ms %lld\n", (close_ns - open_ns) / 1000000);
+    for (i = 0; i < N_KINDS; i++)
+      fprintf (f, "callcount %s %lu %llu\n", names[i], at_close[i] - at_open[i],
+          ns_close[i] - ns_open[i]);
+  } else {
+    for (i = 0; i < N_KINDS; i++)
+      fprintf (f, "callcount %s %lu %llu\n", names[i], counts[i], call_ns[i]);
+  }
   if (f != stderr)
     fclose (f);
 }
