@@ -219,10 +219,42 @@ concurrent_limit (guint first, guint n, gsize size, guint rotate,
 
 /* ---- round trips in this process --------------------------------------- */
 
+/* --bind-streams: the CPUs of @device's share among @n GPUs: its own where
+ * the host has several NUMA nodes, else an even share of the process's
+ * CPUs, the GPUs' shares apart (the driver's state of a context then stays
+ * in fewer CPUs' caches). */
+static void
+device_share_cpus (guint device, guint n, cpu_set_t * set)
+{
+  cpu_set_t all;
+  guint i, k = 0, count, lo, hi;
+  gint node;
+
+  if (sched_getaffinity (0, sizeof (all), &all) != 0)
+    CPU_ZERO (&all);
+  if (device_local_cpus (device, set, &node) &&
+      CPU_COUNT (set) < CPU_COUNT (&all))
+    return;
+  count = CPU_COUNT (&all);
+  lo = device * count / n;
+  /* At least one CPU a GPU, where there are fewer CPUs than GPUs. */
+  hi = MAX ((device + 1) * count / n, lo + 1);
+  CPU_ZERO (set);
+  for (i = 0; i < CPU_SETSIZE; i++) {
+    if (!CPU_ISSET (i, &all))
+      continue;
+    if (k >= lo && k < hi)
+      CPU_SET (i, set);
+    k++;
+  }
+}
+
 typedef struct
 {
   GstElement *pipeline;
   guint device;
+  gboolean bind;
+  cpu_set_t cpus;               /* where its streaming thread runs, bound */
   gint frames;                  /* atomic */
   gdouble first_at;             /* first frame at the sink, s */
   /* After the measured window (atomic): 1 asks the probe for the next
@@ -247,6 +279,18 @@ count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+/* The source's first buffer: its streaming thread (the whole stream's, as
+ * no queue splits it) goes to the stream's CPUs. */
+static GstPadProbeReturn
+bind_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Stream *s = user_data;
+
+  if (sched_setaffinity (0, sizeof (s->cpus), &s->cpus) != 0)
+    g_printerr ("devices: cannot bind stream of device %u\n", s->device);
+  return GST_PAD_PROBE_REMOVE;
+}
+
 static gchar *
 stream_launch (const BenchDevices * b, guint device, gboolean convert,
     gdouble seconds)
@@ -264,12 +308,12 @@ stream_launch (const BenchDevices * b, guint device, gboolean convert,
 }
 
 static Stream *
-stream_new (const BenchDevices * b, guint device, gdouble seconds)
+stream_new (const BenchDevices * b, guint device, guint n, gdouble seconds)
 {
   Stream *s = g_new0 (Stream, 1);
   gchar *launch = stream_launch (b, device, b->convert, seconds);
   GError *error = NULL;
-  GstElement *sink;
+  GstElement *sink, *src;
   GstPad *pad;
 
   s->device = device;
@@ -282,6 +326,14 @@ stream_new (const BenchDevices * b, guint device, gdouble seconds)
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_probe, s, NULL);
   gst_object_unref (pad);
   gst_object_unref (sink);
+  if (b->bind) {
+    device_share_cpus (device, n, &s->cpus);
+    src = gst_bin_get_by_name (GST_BIN (s->pipeline), "src");
+    pad = gst_element_get_static_pad (src, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, bind_probe, s, NULL);
+    gst_object_unref (pad);
+    gst_object_unref (src);
+  }
   return s;
 }
 
@@ -453,7 +505,10 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
   memset (r, 0, sizeof (*r));
   started = now_s ();
   for (i = 0; i < b->streams; i++) {
-    streams[i] = stream_new (b, i % n, run);
+    streams[i] = stream_new (b, i % n, n, run);
+    if (b->bind && i < n)
+      g_print ("devices: streams of GPU %u bound to %d CPUs\n", i,
+          CPU_COUNT (&streams[i]->cpus));
     gst_element_set_state (streams[i]->pipeline, GST_STATE_PLAYING);
   }
   /* Every stream past its warm-up. */

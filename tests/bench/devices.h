@@ -23,6 +23,7 @@ typedef struct
   gint width, height;
   gdouble seconds;              /* measured time of each part */
   gboolean convert;             /* pinnedconvert to RGBA between */
+  gboolean bind;                /* each stream on its GPU's share of CPUs */
   const gchar *props;           /* properties of both copy elements */
   const gchar *self;            /* this program, for the per-process part */
   gsize frame_bytes;            /* moved a frame, both ways (set by the run) */

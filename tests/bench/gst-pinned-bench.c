@@ -313,6 +313,7 @@ static struct
   gint devices;
   gint streams;
   gboolean convert;
+  gboolean bind_streams;
   gchar *copy_props;
 } opts = {
   NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, -1, NULL, 0, NULL,
@@ -1220,6 +1221,9 @@ main (int argc, char **argv)
           "(default one a GPU)", "M"},
     {"convert", 0, 0, G_OPTION_ARG_NONE, &opts.convert,
         "With --devices: pinnedconvert to RGBA between the copies", NULL},
+    {"bind-streams", 0, 0, G_OPTION_ARG_NONE, &opts.bind_streams,
+        "With --devices: each stream's thread on its GPU's share of the "
+          "CPUs (the GPU's own where the host has several NUMA nodes)", NULL},
     {"copy-props", 0, 0, G_OPTION_ARG_STRING, &opts.copy_props,
         "With --devices: properties of pinnedupload and pinneddownload "
           "(e.g. \"batch=1\")", "PROPS"},
@@ -1286,6 +1290,7 @@ main (int argc, char **argv)
     b.height = c->height;
     b.seconds = opts.duration_ms / 1e3;
     b.convert = opts.convert;
+    b.bind = opts.bind_streams;
     b.props = opts.copy_props;
     /* --only: the one-process row alone, for comparing builds. */
     b.self = opts.only ? NULL : argv[0];
