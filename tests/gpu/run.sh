@@ -66,6 +66,14 @@
 #   devices-profile  where the 64 round trips' CPU goes in one process
 #                (the sampler over their measured seconds only,
 #                SAMPLER_MARKED=1)
+#   devices-calls  what the 64 round trips' driver calls cost: each call's
+#                wall time in their measured seconds (callcount,
+#                CALLCOUNT_MARKED=1) against one round trip a GPU; then,
+#                interleaved with the default, one caller at a time into
+#                the driver (callserial: a lock a device, one for the
+#                process), each stream on its GPU's share of the CPUs
+#                (--bind-streams), a hardware queue a stream
+#                (CUDA_DEVICE_MAX_CONNECTIONS=32)
 #   tensor-bench tests/bench/tensor.py: rows tensor-in and tensor-out
 #   tensor-sanitizer  tests/gpu/tensor.py (its frames: $TENSOR_FRAMES, 4)
 #                under compute-sanitizer memcheck, then racecheck
@@ -614,6 +622,48 @@ PY
       else
         summary+=("devices-profile: no samples")
       fi
+      ;;
+    devices-calls)
+      n=${DEVICES:-$(nvidia-smi -L | grep -c '^GPU')}
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      bench=(build/tests/bench/gst-pinned-bench --devices "$n"
+        --sizes NV12:1920x1080 --duration-ms 3000 --only)
+      : > "$OUT/devices-calls.txt"
+      for streams in 64 "$n"; do
+        rm -f "$OUT/callcount.raw"
+        CALLCOUNT_MARKED=1 CALLCOUNT_OUT=$OUT/callcount.raw \
+          LD_PRELOAD=$top/build/tests/bench/libpinnedcallcount.so \
+          LD_LIBRARY_PATH=$libpath timeout 120 "${bench[@]}" \
+          --streams "$streams" > "$OUT/devices-calls-run.txt" 2>&1
+        grep "^one-process" "$OUT/devices-calls-run.txt" >> "$OUT/devices-calls.txt"
+        fps=$(sed -n 's/^one-process.* \([0-9.]*\) frames\/s.*/\1/p' "$OUT/devices-calls-run.txt")
+        [ -f "$OUT/callcount.raw" ] && awk -v fps="${fps:-0}" '
+          $2 == "window-ms" { w = $3 / 1000; next }
+          w > 0 && fps > 0 && $3 > 0 {
+            if ($2 ~ /^cuda/) d += $4
+            printf "  %-24s %.3f a frame  %.2f us a call\n", $2, $3 / (fps * w), $4 / $3 / 1000 }
+          END { if (w > 0 && fps > 0) printf "  driver calls: %.2f us a frame\n", d / (fps * w) / 1000 }' \
+          "$OUT/callcount.raw" >> "$OUT/devices-calls.txt"
+      done
+      serial=$top/build/tests/bench/libpinnedcallserial.so
+      for round in 1 2; do
+        for way in default "CALLSERIAL=device LD_PRELOAD=$serial" \
+            "CALLSERIAL=process LD_PRELOAD=$serial" bind \
+            CUDA_DEVICE_MAX_CONNECTIONS=32; do
+          echo "## ${way%% LD_PRELOAD=*}" >> "$OUT/devices-calls.txt"
+          args=(--streams 64)
+          vars=(A=1)
+          case "$way" in
+            bind) args+=(--bind-streams) ;;
+            default) ;;
+            *) read -r -a vars <<< "$way" ;;
+          esac
+          LD_LIBRARY_PATH=$libpath timeout 120 env "${vars[@]}" "${bench[@]}" \
+            "${args[@]}" 2>&1 | grep -A1 "^one-process" >> "$OUT/devices-calls.txt"
+        done
+      done
+      cat "$OUT/devices-calls.txt"
+      summary+=("devices-calls: $(grep -c "^one-process" "$OUT/devices-calls.txt") rows (devices-calls.txt)")
       ;;
     fresh-python)
       python3 tests/bench/fresh.py build > "$OUT/fresh-python.log" 2>&1
