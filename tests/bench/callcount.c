@@ -28,15 +28,22 @@
  *
  * With CALLCOUNT_MARKED=1 it counts the window the benchmark marks
  * (bench_sampler_window(): the measured seconds, without start-up and
- * teardown) and writes its length too, as "callcount window-ms N". */
+ * teardown) and writes its length too, as "callcount window-ms N".
+ *
+ * CALLCOUNT_SERIAL lets one caller at a time into those CUDA calls (a lock
+ * round each, its wait in the call's time): "device", one a device (the
+ * calling thread's current one); "process", one for the process. Do they
+ * cost more where many threads call into the driver at once? */
 
 #define _GNU_SOURCE
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -101,13 +108,58 @@ real (const char *name)
 }
 
 #define COUNT(kind) __atomic_fetch_add (&counts[kind], 1, __ATOMIC_RELAXED)
-/* A CUDA call, counted and timed; @kind may depend on its result. */
-#define TIMED(result, call, kind) do {                                    \
+#define MAX_DEVICES 64
+
+static pthread_mutex_t serial_locks[MAX_DEVICES];
+static pthread_once_t serial_once = PTHREAD_ONCE_INIT;
+static int serial_mode;         /* 0: none, 1: process, 2: device */
+
+static void
+serial_setup (void)
+{
+  const char *value = getenv ("CALLCOUNT_SERIAL");
+  int i;
+
+  serial_mode = value == NULL ? 0 : strcmp (value, "device") == 0 ? 2 :
+      strcmp (value, "process") == 0 ? 1 : 0;
+  for (i = 0; i < MAX_DEVICES; i++)
+    pthread_mutex_init (&serial_locks[i], NULL);
+}
+
+/* The lock a CUDA call takes (CALLCOUNT_SERIAL), or NULL. */
+static pthread_mutex_t *
+serial_lock (void)
+{
+  int device = 0;
+
+  pthread_once (&serial_once, serial_setup);
+  if (serial_mode == 0)
+    return NULL;
+  if (serial_mode == 2 && (cudaGetDevice (&device) != cudaSuccess ||
+          device < 0 || device >= MAX_DEVICES))
+    device = 0;
+  return &serial_locks[device];
+}
+
+/* A CUDA call, behind its lock where there is one; its wall time into
+ * @ns. */
+#define CALL(result, call, ns) do {                                       \
+    pthread_mutex_t *lock_ = serial_lock ();                              \
     long long t0_ = now_ns ();                                            \
+    if (lock_)                                                            \
+      pthread_mutex_lock (lock_);                                         \
     result = call;                                                        \
-    __atomic_fetch_add (&call_ns[kind], now_ns () - t0_, __ATOMIC_RELAXED); \
-    COUNT (kind);                                                         \
+    if (lock_)                                                            \
+      pthread_mutex_unlock (lock_);                                       \
+    ns = now_ns () - t0_;                                                 \
   } while (0)
+
+static void
+counted (int kind, long long ns)
+{
+  __atomic_fetch_add (&call_ns[kind], ns, __ATOMIC_RELAXED);
+  COUNT (kind);
+}
 
 cudaError_t
 cudaMemcpyAsync (void *dst, const void *src, size_t count,
@@ -116,10 +168,12 @@ cudaMemcpyAsync (void *dst, const void *src, size_t count,
   static cudaError_t (*f) (void *, const void *, size_t,
       enum cudaMemcpyKind, cudaStream_t);
   cudaError_t r;
+  long long ns;
 
   if (f == NULL)
     f = real ("cudaMemcpyAsync");
-  TIMED (r, f (dst, src, count, kind, stream), MEMCPY_ASYNC);
+  CALL (r, f (dst, src, count, kind, stream), ns);
+  counted (MEMCPY_ASYNC, ns);
   return r;
 }
 
@@ -132,11 +186,13 @@ cudaMemcpyBatchAsync (void *const *dsts, const void *const *srcs,
       const size_t *, size_t, struct cudaMemcpyAttributes *, size_t *, size_t,
       cudaStream_t);
   cudaError_t r;
+  long long ns;
 
   if (f == NULL)
     f = real ("cudaMemcpyBatchAsync");
-  TIMED (r, f (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream),
-      MEMCPY_BATCH_ASYNC);
+  CALL (r, f (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream),
+      ns);
+  counted (MEMCPY_BATCH_ASYNC, ns);
   return r;
 }
 
@@ -145,10 +201,12 @@ cudaEventRecord (cudaEvent_t event, cudaStream_t stream)
 {
   static cudaError_t (*f) (cudaEvent_t, cudaStream_t);
   cudaError_t r;
+  long long ns;
 
   if (f == NULL)
     f = real ("cudaEventRecord");
-  TIMED (r, f (event, stream), EVENT_RECORD);
+  CALL (r, f (event, stream), ns);
+  counted (EVENT_RECORD, ns);
   return r;
 }
 
@@ -157,10 +215,12 @@ cudaStreamWaitEvent (cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
   static cudaError_t (*f) (cudaStream_t, cudaEvent_t, unsigned int);
   cudaError_t r;
+  long long ns;
 
   if (f == NULL)
     f = real ("cudaStreamWaitEvent");
-  TIMED (r, f (stream, event, flags), STREAM_WAIT_EVENT);
+  CALL (r, f (stream, event, flags), ns);
+  counted (STREAM_WAIT_EVENT, ns);
   return r;
 }
 
@@ -169,20 +229,13 @@ cudaEventQuery (cudaEvent_t event)
 {
   static cudaError_t (*f) (cudaEvent_t);
   cudaError_t result;
-  long long t0;
+  long long ns;
 
   if (f == NULL)
     f = real ("cudaEventQuery");
-  t0 = now_ns ();
-  result = f (event);
-  t0 = now_ns () - t0;
-  if (result == cudaErrorNotReady) {
-    __atomic_fetch_add (&call_ns[EVENT_QUERY_RUNNING], t0, __ATOMIC_RELAXED);
-    COUNT (EVENT_QUERY_RUNNING);
-  } else {
-    __atomic_fetch_add (&call_ns[EVENT_QUERY_DONE], t0, __ATOMIC_RELAXED);
-    COUNT (EVENT_QUERY_DONE);
-  }
+  CALL (result, f (event), ns);
+  counted (result == cudaErrorNotReady ? EVENT_QUERY_RUNNING :
+      EVENT_QUERY_DONE, ns);
   return result;
 }
 

@@ -70,8 +70,8 @@
 #                wall time in their measured seconds (callcount,
 #                CALLCOUNT_MARKED=1) against one round trip a GPU; then,
 #                interleaved with the default, one caller at a time into
-#                the driver (callserial: a lock a device, one for the
-#                process), each stream on its GPU's share of the CPUs
+#                the driver (CALLCOUNT_SERIAL: a lock a device, one for
+#                the process), each stream on its GPU's share of the CPUs
 #                (--bind-streams), a hardware queue a stream
 #                (CUDA_DEVICE_MAX_CONNECTIONS=32)
 #   tensor-bench tests/bench/tensor.py: rows tensor-in and tensor-out
@@ -630,11 +630,12 @@ PY
         --sizes NV12:1920x1080 --duration-ms 3000 --only)
       : > "$OUT/devices-calls.txt"
       for streams in 64 "$n"; do
+        # Preloaded into the benchmark alone, as in callcount.
         rm -f "$OUT/callcount.raw"
-        CALLCOUNT_MARKED=1 CALLCOUNT_OUT=$OUT/callcount.raw \
-          LD_PRELOAD=$top/build/tests/bench/libpinnedcallcount.so \
-          LD_LIBRARY_PATH=$libpath timeout 120 "${bench[@]}" \
-          --streams "$streams" > "$OUT/devices-calls-run.txt" 2>&1
+        LD_LIBRARY_PATH=$libpath timeout 120 env CALLCOUNT_MARKED=1 \
+          CALLCOUNT_OUT="$OUT/callcount.raw" \
+          LD_PRELOAD="$top/build/tests/bench/libpinnedcallcount.so" \
+          "${bench[@]}" --streams "$streams" > "$OUT/devices-calls-run.txt" 2>&1
         grep "^one-process" "$OUT/devices-calls-run.txt" >> "$OUT/devices-calls.txt"
         fps=$(sed -n 's/^one-process.* \([0-9.]*\) frames\/s.*/\1/p' "$OUT/devices-calls-run.txt")
         [ -f "$OUT/callcount.raw" ] && awk -v fps="${fps:-0}" '
@@ -645,12 +646,12 @@ PY
           END { if (w > 0 && fps > 0) printf "  driver calls: %.2f us a frame\n", d / (fps * w) / 1000 }' \
           "$OUT/callcount.raw" >> "$OUT/devices-calls.txt"
       done
-      serial=$top/build/tests/bench/libpinnedcallserial.so
+      serial="CALLCOUNT_OUT=/dev/null LD_PRELOAD=$top/build/tests/bench/libpinnedcallcount.so"
       for round in 1 2; do
-        for way in default "CALLSERIAL=device LD_PRELOAD=$serial" \
-            "CALLSERIAL=process LD_PRELOAD=$serial" bind \
+        for way in default "CALLCOUNT_SERIAL=device $serial" \
+            "CALLCOUNT_SERIAL=process $serial" bind \
             CUDA_DEVICE_MAX_CONNECTIONS=32; do
-          echo "## ${way%% LD_PRELOAD=*}" >> "$OUT/devices-calls.txt"
+          echo "## ${way%% CALLCOUNT_OUT=*}" >> "$OUT/devices-calls.txt"
           args=(--streams 64)
           vars=(A=1)
           case "$way" in
