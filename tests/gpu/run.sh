@@ -653,7 +653,7 @@ PY
             CUDA_DEVICE_MAX_CONNECTIONS=32; do
           echo "## ${way%% CALLCOUNT_OUT=*}" >> "$OUT/devices-calls.txt"
           args=(--streams 64)
-          vars=(A=1)
+          vars=()
           case "$way" in
             bind) args+=(--bind-streams) ;;
             default) ;;
