@@ -802,11 +802,15 @@ static void
 test_tensor_deleter (DLManagedTensor * managed)
 {
   TestTensor *t = managed->manager_ctx;
+  gint *deleted = t->deleted;
 
-  (*t->deleted)++;
   if (!t->keep_data)
     fail_unless (cudaFree (t->managed.dl_tensor.data) == 0);
   g_free (t);
+  /* Last: a test that waits for it (wait_deleted()) may end once it reads
+   * it, and an assertion on this thread after the end writes to check's
+   * closed log. */
+  g_atomic_int_inc (deleted);
 }
 
 /* A CUDA tensor of @ndim dimensions, strides in elements (NULL: compact),
