@@ -560,9 +560,10 @@ GST_START_TEST (test_batch_timers_sleep_while_batches_fill)
 GST_END_TEST;
 
 /* The clock sleeps until the next deadline however near it is: partial
- * batches of two pairs, started 0.4 ms apart (within a tick), cost it two
- * looks a wake-up, not the time between them spent looking again and
- * again (its looks counted through its LOG lines). */
+ * batches of two pairs, started 0.4 ms apart (within a tick), cost it at
+ * most three looks for each wake-up and round (about two a wake-up), not
+ * the time between them spent looking again and again (its looks counted
+ * through its LOG lines). */
 GST_START_TEST (test_batch_clock_sleeps_between_deadlines)
 {
   const guint rounds = 20;

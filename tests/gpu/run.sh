@@ -125,6 +125,23 @@ gpu_test () {
     timeout 600 "$@" "$top/build/tests/test-$name"
 }
 
+# A callcount file (tests/bench/callcount.c) a frame: each kind's calls
+# and, for CUDA calls, what one costs. @2: the frames it counted; or, where
+# it counted a window (CALLCOUNT_MARKED=1), @3: the run's frames/s.
+callcount_report () {
+  awk -v f="${2:-0}" -v fps="${3:-0}" '
+    $2 == "window-ms" { if (fps > 0) f = fps * $3 / 1000; next }
+    f > 0 && $3 > 0 {
+      if ($2 ~ /^cuda/) {
+        d += $4
+        printf "  %-24s %.3f a frame  %.2f us a call\n", $2, $3 / f, $4 / $3 / 1000
+      } else {
+        printf "  %-24s %.3f a frame\n", $2, $3 / f
+      }
+    }
+    END { if (f > 0) printf "  driver calls: %.2f us a frame\n", d / f / 1000 }' "$1"
+}
+
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(device suite sanitizer inspect)
 summary=()
@@ -270,8 +287,7 @@ for step in "${steps[@]}"; do
           frames=$(sed -n 's/^frames=\([0-9]*\).*/\1/p' "$OUT/callcount-run.txt")
           echo "${b#"$top"/} round $round: $frames frames" >> "$OUT/callcount.txt"
           [ -f "$OUT/callcount.raw" ] &&
-            awk -v f="${frames:-0}" 'f > 0 { printf "  %-24s %.3f a frame\n", $2, $3 / f }' \
-              "$OUT/callcount.raw" >> "$OUT/callcount.txt"
+            callcount_report "$OUT/callcount.raw" "${frames:-0}" >> "$OUT/callcount.txt"
         done
       done
       cat "$OUT/callcount.txt"
@@ -638,13 +654,8 @@ PY
           "${bench[@]}" --streams "$streams" > "$OUT/devices-calls-run.txt" 2>&1
         grep "^one-process" "$OUT/devices-calls-run.txt" >> "$OUT/devices-calls.txt"
         fps=$(sed -n 's/^one-process.* \([0-9.]*\) frames\/s.*/\1/p' "$OUT/devices-calls-run.txt")
-        [ -f "$OUT/callcount.raw" ] && awk -v fps="${fps:-0}" '
-          $2 == "window-ms" { w = $3 / 1000; next }
-          w > 0 && fps > 0 && $3 > 0 {
-            if ($2 ~ /^cuda/) d += $4
-            printf "  %-24s %.3f a frame  %.2f us a call\n", $2, $3 / (fps * w), $4 / $3 / 1000 }
-          END { if (w > 0 && fps > 0) printf "  driver calls: %.2f us a frame\n", d / (fps * w) / 1000 }' \
-          "$OUT/callcount.raw" >> "$OUT/devices-calls.txt"
+        [ -f "$OUT/callcount.raw" ] && callcount_report "$OUT/callcount.raw" "" \
+          "${fps:-0}" >> "$OUT/devices-calls.txt"
       done
       serial="CALLCOUNT_OUT=/dev/null LD_PRELOAD=$top/build/tests/bench/libpinnedcallcount.so"
       for round in 1 2; do
