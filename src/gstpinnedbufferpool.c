@@ -16,7 +16,10 @@
  * gst-pinned's allocators, so they support %GST_BUFFER_POOL_OPTION_VIDEO_META
  * and %GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT as any video pool does. They
  * allocate their minimum number of buffers when activated: page-locking
- * memory is slow (about 2 GB/s) and must not happen while streaming.
+ * memory is slow (about 2 GB/s) and must not happen while streaming. The
+ * minimum is one block (gst_pinned_allocator_reserve()), each buffer a
+ * piece of it in the order the pool hands them out, so that a batch of
+ * consecutive frames copies from one range into one range: a single copy.
  *
  * The page-locked pool makes the memory its configuration asks for:
  * #GstPinnedHostFlags in the config (gst_pinned_host_buffer_pool_config_set_flags(),
@@ -105,6 +108,36 @@ set_config_with_allocator (GstBufferPool * pool, GstStructure * config,
   return video_pool_class->set_config (pool, config);
 }
 
+/* Starts @pool with its minimum of buffers in one block of @allocator;
+ * where that block cannot be had, each buffer has its own allocation. */
+static gboolean
+start_reserved (GstBufferPool * pool, GstAllocator * allocator,
+    GstBufferPoolClass * video_pool_class)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstAllocationParams params;
+  guint size = 0, min = 0;
+  GError *error = NULL;
+  gboolean ret;
+
+  gst_buffer_pool_config_get_params (config, NULL, &size, &min, NULL);
+  if (!gst_buffer_pool_config_get_allocator (config, NULL, &params))
+    gst_allocation_params_init (&params);
+  gst_structure_free (config);
+
+  if (min > 1 && size > 0 &&
+      !gst_pinned_allocator_reserve (GST_PINNED_ALLOCATOR (allocator), min,
+          size + params.prefix + params.padding, &error)) {
+    GST_INFO_OBJECT (pool, "no block for %u buffers, one allocation each: %s",
+        min, error->message);
+    g_clear_error (&error);
+  }
+  ret = video_pool_class->start (pool);
+  gst_pinned_allocator_unreserve (GST_PINNED_ALLOCATOR (allocator));
+
+  return ret;
+}
+
 /**
  * gst_pinned_host_buffer_pool_config_set_flags:
  * @config: a configuration of a #GstPinnedHostBufferPool
@@ -190,6 +223,13 @@ gst_pinned_host_buffer_pool_set_config (GstBufferPool * pool,
       GST_BUFFER_POOL_CLASS (gst_pinned_host_buffer_pool_parent_class));
 }
 
+static gboolean
+gst_pinned_host_buffer_pool_start (GstBufferPool * pool)
+{
+  return start_reserved (pool, GST_PINNED_HOST_BUFFER_POOL (pool)->allocator,
+      GST_BUFFER_POOL_CLASS (gst_pinned_host_buffer_pool_parent_class));
+}
+
 static GstFlowReturn
 gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
     GstBuffer ** buffer, GstBufferPoolAcquireParams * params)
@@ -252,6 +292,7 @@ gst_pinned_host_buffer_pool_class_init (GstPinnedHostBufferPoolClass * klass)
 
   pool_class->get_options = gst_pinned_host_buffer_pool_get_options;
   pool_class->set_config = gst_pinned_host_buffer_pool_set_config;
+  pool_class->start = gst_pinned_host_buffer_pool_start;
   pool_class->acquire_buffer = gst_pinned_host_buffer_pool_acquire_buffer;
 }
 
@@ -293,6 +334,14 @@ gst_pinned_device_buffer_pool_set_config (GstBufferPool * pool,
       GST_BUFFER_POOL_CLASS (gst_pinned_device_buffer_pool_parent_class));
 }
 
+static gboolean
+gst_pinned_device_buffer_pool_start (GstBufferPool * pool)
+{
+  return start_reserved (pool,
+      GST_PINNED_DEVICE_BUFFER_POOL (pool)->allocator,
+      GST_BUFFER_POOL_CLASS (gst_pinned_device_buffer_pool_parent_class));
+}
+
 static void
 gst_pinned_device_buffer_pool_finalize (GObject * object)
 {
@@ -315,6 +364,7 @@ gst_pinned_device_buffer_pool_class_init (GstPinnedDeviceBufferPoolClass *
   gobject_class->finalize = gst_pinned_device_buffer_pool_finalize;
 
   pool_class->set_config = gst_pinned_device_buffer_pool_set_config;
+  pool_class->start = gst_pinned_device_buffer_pool_start;
 }
 
 static void

@@ -43,4 +43,26 @@ void                 gst_pinned_memory_pace_writer (GstPinnedMemory * mem);
 G_GNUC_INTERNAL
 void                 gst_pinned_memory_release_later (GstPinnedMemory * mem);
 
+/* Allocates one block for the next @n allocations of at most @maxsize
+ * bytes (prefix and padding included) of @allocator: each is a piece of
+ * it, 256-byte aligned, with fences of its own, and the block is freed
+ * with the last of them. A buffer pool reserves its buffers when it
+ * starts: one allocation instead of @n, and frames whose buffers lie next
+ * to each other in both pools of a transfer go to the GPU as one copy.
+ * Replaces an earlier reservation. */
+G_GNUC_INTERNAL
+gboolean             gst_pinned_allocator_reserve (GstPinnedAllocator * allocator,
+                                                    guint n,
+                                                    gsize maxsize,
+                                                    GError ** error);
+
+/* Ends the reservation: later allocations have storage of their own. The
+ * block lives on while its pieces do; one no allocation took is freed. */
+G_GNUC_INTERNAL
+void                 gst_pinned_allocator_unreserve (GstPinnedAllocator * allocator);
+
+/* The reserved block @mem is a piece of (not referenced), or NULL */
+G_GNUC_INTERNAL
+GstMemory *          gst_pinned_memory_get_block (GstPinnedMemory * mem);
+
 G_END_DECLS

@@ -34,6 +34,12 @@
  * A fence of a stream supersedes that stream's older fences: a stream runs
  * its work in order. The readers of a memory are thus bounded by the number
  * of streams that read it.
+ *
+ * A pool may reserve its buffers in one block
+ * (gst_pinned_allocator_reserve()): each is then a piece of that block,
+ * with fences of its own, and the block is freed with its last piece.
+ * Frames whose pieces lie next to each other on both sides of a transfer
+ * go to the GPU as one copy.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -70,7 +76,17 @@ typedef struct
   GDestroyNotify notify;
   /* Its owner's release waits on the release thread, not on the caller. */
   gboolean release_later;
+  /* A piece of a reserved block: the block, referenced. */
+  GstMemory *block;
 } GstPinnedMemoryImpl;
+
+/* Pieces of one block still to hand out (gst_pinned_allocator_reserve()). */
+typedef struct
+{
+  GstMemory *block;
+  gsize stride;                 /* a piece's size, 256-byte aligned */
+  guint next, n;
+} Reservation;
 
 typedef struct
 {
@@ -80,6 +96,7 @@ typedef struct
    * pools allocate that way and report only GST_FLOW_ERROR. */
   GMutex lock;
   GError *last_error;
+  Reservation reservation;
 } GstPinnedAllocatorPrivate;
 
 enum
@@ -443,6 +460,37 @@ memory_new (GstPinnedAllocator * allocator, gpointer data, GstMemoryFlags flags,
   return impl;
 }
 
+/* The reservation's next piece, where one is left and @maxsize fits. */
+static GstPinnedMemoryImpl *
+take_piece (GstPinnedAllocator * allocator, gsize maxsize,
+    GstAllocationParams * params, gsize size)
+{
+  GstPinnedAllocatorPrivate *priv =
+      gst_pinned_allocator_get_instance_private (allocator);
+  Reservation *r = &priv->reservation;
+  GstPinnedMemoryImpl *impl;
+  GstMemory *block = NULL;
+  guint8 *data = NULL;
+
+  g_mutex_lock (&priv->lock);
+  if (r->block && r->next < r->n && maxsize <= r->stride) {
+    block = gst_memory_ref (r->block);
+    data = (guint8 *) ((GstPinnedMemory *) block)->data + r->next * r->stride;
+    r->next++;
+  }
+  g_mutex_unlock (&priv->lock);
+  if (block == NULL)
+    return NULL;
+
+  impl = memory_new (allocator, data, params->flags, maxsize, params->align,
+      params->prefix, size);
+  impl->block = block;
+  GST_LOG_OBJECT (allocator, "piece of %" G_GSIZE_FORMAT " bytes at %p",
+      maxsize, data);
+
+  return impl;
+}
+
 /**
  * gst_pinned_allocator_alloc_full:
  * @allocator: a #GstPinnedAllocator
@@ -464,6 +512,7 @@ gst_pinned_allocator_alloc_full (GstPinnedAllocator * allocator, gsize size,
   GstPinnedAllocatorPrivate *priv =
       gst_pinned_allocator_get_instance_private (allocator);
   GstAllocationParams defaults;
+  GstPinnedMemoryImpl *impl;
   gpointer data = NULL;
   gsize maxsize;
   gboolean ok;
@@ -480,6 +529,10 @@ gst_pinned_allocator_alloc_full (GstPinnedAllocator * allocator, gsize size,
 
   maxsize = size + params->prefix + params->padding;
 
+  impl = take_piece (allocator, maxsize, params, size);
+  if (impl)
+    return GST_MEMORY_CAST (impl);
+
   if (!gst_pinned_context_push (priv->context, error))
     return NULL;
   ok = klass->alloc_data (allocator, maxsize, &data, error);
@@ -492,6 +545,54 @@ gst_pinned_allocator_alloc_full (GstPinnedAllocator * allocator, gsize size,
 
   return GST_MEMORY_CAST (memory_new (allocator, data, params->flags, maxsize,
           params->align, params->prefix, size));
+}
+
+gboolean
+gst_pinned_allocator_reserve (GstPinnedAllocator * allocator, guint n,
+    gsize maxsize, GError ** error)
+{
+  GstPinnedAllocatorPrivate *priv;
+  gsize stride = GST_ROUND_UP_N (maxsize, 256);
+  GstMemory *block;
+
+  g_return_val_if_fail (GST_IS_PINNED_ALLOCATOR (allocator), FALSE);
+  g_return_val_if_fail (n > 0 && maxsize > 0, FALSE);
+
+  block = gst_pinned_allocator_alloc_full (allocator, n * stride, NULL, error);
+  if (block == NULL)
+    return FALSE;
+
+  gst_pinned_allocator_unreserve (allocator);
+  priv = gst_pinned_allocator_get_instance_private (allocator);
+  g_mutex_lock (&priv->lock);
+  priv->reservation.block = block;
+  priv->reservation.stride = stride;
+  priv->reservation.next = 0;
+  priv->reservation.n = n;
+  g_mutex_unlock (&priv->lock);
+
+  GST_DEBUG_OBJECT (allocator, "reserved %u pieces of %" G_GSIZE_FORMAT
+      " bytes", n, stride);
+
+  return TRUE;
+}
+
+void
+gst_pinned_allocator_unreserve (GstPinnedAllocator * allocator)
+{
+  GstPinnedAllocatorPrivate *priv;
+  GstMemory *block;
+
+  g_return_if_fail (GST_IS_PINNED_ALLOCATOR (allocator));
+
+  priv = gst_pinned_allocator_get_instance_private (allocator);
+  g_mutex_lock (&priv->lock);
+  block = priv->reservation.block;
+  memset (&priv->reservation, 0, sizeof (priv->reservation));
+  g_mutex_unlock (&priv->lock);
+
+  if (block)
+    gst_memory_unref (block);
 }
 
 /**
@@ -651,13 +752,21 @@ gst_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
   /* The copy engine may still read or write it. */
   gst_pinned_memory_wait (mem, GST_MAP_READWRITE, NULL);
 
-  if (impl->notify) {
+  if (impl->block) {
+    gst_memory_unref (impl->block);
+  } else if (impl->notify) {
     impl->notify (impl->user_data);
   } else if (gst_pinned_context_push (mem->context, NULL)) {
     klass->free_data (GST_PINNED_ALLOCATOR (allocator), mem->data);
     gst_pinned_context_pop (mem->context);
   }
   memory_finish (impl);
+}
+
+GstMemory *
+gst_pinned_memory_get_block (GstPinnedMemory * mem)
+{
+  return ((GstPinnedMemoryImpl *) fence_owner (mem))->block;
 }
 
 void

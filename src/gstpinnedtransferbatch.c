@@ -9,12 +9,16 @@
 
 /* Frames whose copies go to the GPU together: one call for all of them
  * (cudaMemcpyBatchAsync) and one fence, where a frame each cost a copy
- * call, a fence and the next stream's wait for it. */
+ * call, a fence and the next stream's wait for it. Frames whose buffers
+ * lie next to each other in one reserved block on both sides
+ * (gst_pinned_allocator_reserve()) go as one copy: the driver's work is
+ * per copy, whatever its size. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include "gstpinnedmemory-private.h"
 #include "gstpinnedtransferstate-private.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 
@@ -27,6 +31,8 @@ typedef struct
   gconstpointer src;
   gsize len;
   enum cudaMemcpyKind kind;
+  /* The reserved blocks the two ends lie in, or NULL */
+  GstMemory *dst_block, *src_block;
 } BatchCopy;
 
 struct _GstPinnedTransferBatch
@@ -73,7 +79,7 @@ void
 gst_pinned_transfer_batch_note (GstPinnedTransferBatch * batch, gpointer dst,
     gconstpointer src, gsize len, enum cudaMemcpyKind kind)
 {
-  BatchCopy copy = { dst, src, len, kind };
+  BatchCopy copy = { dst, src, len, kind, NULL, NULL };
 
   g_array_append_val (batch->copies, copy);
 }
@@ -94,6 +100,58 @@ gst_pinned_transfer_batch_takes (GstBuffer * buffer)
       return FALSE;
   }
   return n > 0;
+}
+
+/* The block of @buffer's one memory, if it is a piece of one. */
+static GstMemory *
+buffer_block (GstBuffer * buffer)
+{
+  if (gst_buffer_n_memory (buffer) != 1)
+    return NULL;
+  return gst_pinned_memory_get_block ((GstPinnedMemory *)
+      gst_buffer_peek_memory (buffer, 0));
+}
+
+/* Marks the copies from @first on as those of @src into @dst. */
+static void
+tag_blocks (GstPinnedTransferBatch * batch, guint first, GstBuffer * src,
+    GstBuffer * dst)
+{
+  GstMemory *src_block = buffer_block (src), *dst_block = buffer_block (dst);
+  guint i;
+
+  for (i = first; i < batch->copies->len; i++) {
+    BatchCopy *c = &g_array_index (batch->copies, BatchCopy, i);
+
+    c->src_block = src_block;
+    c->dst_block = dst_block;
+  }
+}
+
+/* Joins each copy that continues the one before it on both sides within
+ * the same blocks (a copy must not span two allocations); returns the
+ * number of copies left. */
+static guint
+join_copies (GArray * copies)
+{
+  BatchCopy *c = (BatchCopy *) copies->data;
+  guint i, n = 0;
+
+  for (i = 0; i < copies->len; i++) {
+    BatchCopy *last = n > 0 ? &c[n - 1] : NULL;
+
+    if (last && c[i].src_block && c[i].dst_block &&
+        c[i].src_block == last->src_block &&
+        c[i].dst_block == last->dst_block && c[i].kind == last->kind &&
+        (const guint8 *) c[i].src == (const guint8 *) last->src + last->len &&
+        (guint8 *) c[i].dst == (guint8 *) last->dst + last->len)
+      last->len += c[i].len;
+    else
+      c[n++] = c[i];
+  }
+  g_array_set_size (copies, n);
+
+  return n;
 }
 
 gboolean
@@ -122,6 +180,7 @@ gst_pinned_transfer_batch_add (GstPinnedTransferBatch * batch,
         gst_pinned_buffer_sync_stream (dst, stream, GST_MAP_WRITE, error) &&
         gst_pinned_transfer_copy_whole (&t, error);
     if (ok) {
+      tag_blocks (batch, n_copies, src, dst);
       g_ptr_array_add (batch->srcs, gst_buffer_ref (src));
       g_ptr_array_add (batch->dsts, gst_buffer_ref (dst));
       *added = TRUE;
@@ -143,11 +202,12 @@ gst_pinned_transfer_batch_flush (GstPinnedTransferBatch * batch,
   GstPinnedContext *context;
   cudaStream_t handle;
   GstPinnedFence *fence = NULL;
-  guint i, n = batch->copies->len;
+  guint i, n;
   gboolean ok = TRUE;
 
   if (batch->dsts->len == 0)
     return TRUE;
+  n = join_copies (batch->copies);
 
   context = gst_pinned_stream_get_context (stream);
   if (!gst_pinned_context_push (context, error)) {

@@ -87,7 +87,7 @@ GST_START_TEST (test_upload_pool_alignment_and_preallocation)
   GstBuffer *buf;
   GstQuery *query;
   GstCaps *caps;
-  guint64 allocs_before;
+  guint64 allocs_before, locked_before;
   guint size, min, max, p;
 
   gst_harness_set_caps_str (h, NV12_CAPS, DEVICE_CAPS
@@ -108,18 +108,23 @@ GST_START_TEST (test_upload_pool_alignment_and_preallocation)
   gst_buffer_pool_config_set_video_alignment (config, &align);
   fail_unless (gst_buffer_pool_set_config (pool, config));
 
+  /* The minimum in one block: one page-locking call. */
+  fail_unless (min > 1);
   allocs_before = pinned_test_call_count ("cudaHostAlloc");
+  locked_before = gst_pinned_host_memory_get_locked_bytes ();
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless (gst_pinned_host_memory_get_locked_bytes () - locked_before >=
+      (guint64) min * size);
   if (pinned_test_is_fake ())
     fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc") -
-        allocs_before, min);
+        allocs_before, 1);
 
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
       GST_FLOW_OK);
   fail_unless (gst_is_pinned_host_memory (gst_buffer_peek_memory (buf, 0)));
   if (pinned_test_is_fake ())
     fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc") -
-        allocs_before, min);
+        allocs_before, 1);
 
   aligned = info;
   fail_unless (gst_video_info_align (&aligned, &align));
@@ -362,13 +367,15 @@ GST_END_TEST;
 /* How many buffers each pool holds once the pipeline runs, and that
  * streaming allocates no more: the upload offers pool-size page-locked
  * buffers and keeps twice as many device frames, a filter twice its
- * pool-size, the download pool-size page-locked buffers. */
+ * pool-size, the download pool-size page-locked buffers; each pool's in
+ * one allocation. */
 GST_START_TEST (test_pool_sizes)
 {
   GstHarness *h = gst_harness_new_parse ("pinnedupload pool-size=3 ! "
       PINNED_TEST_FILTER " pool-size=2 ! pinneddownload pool-size=5");
   guint64 mallocs = pinned_test_call_count ("cudaMalloc");
   guint64 host_allocs = pinned_test_call_count ("cudaHostAlloc");
+  guint64 locked = gst_pinned_host_memory_get_locked_bytes ();
   GstBuffer *in, *out;
   GstStructure *config;
   GstVideoInfo info;
@@ -386,11 +393,13 @@ GST_START_TEST (test_pool_sizes)
           &max));
   fail_unless_equals_int (min, 5);
   gst_structure_free (config);
+  /* 320x240 NV12 frames are a multiple of 256 bytes: no gaps. */
+  fail_unless_equals_int (gst_pinned_host_memory_get_locked_bytes () - locked,
+      (3 + 5) * info.size);
   if (pinned_test_is_fake ()) {
-    fail_unless_equals_int (pinned_test_call_count ("cudaMalloc") - mallocs,
-        2 * 3 + 2 * 2);
+    fail_unless_equals_int (pinned_test_call_count ("cudaMalloc") - mallocs, 2);
     fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc") -
-        host_allocs, 3 + 5);
+        host_allocs, 2);
   }
   mallocs = pinned_test_call_count ("cudaMalloc");
   host_allocs = pinned_test_call_count ("cudaHostAlloc");
@@ -458,16 +467,16 @@ GST_START_TEST (test_device_alloc_stream_ordered)
     gst_harness_teardown (h);
 
     if (pinned_test_is_fake ()) {
-      /* upload 2 x 3 device frames, the filter 2 x 2; then the pair's
-       * upload 2 x 4 */
+      /* one block each: the upload's 2 x 3 device frames, the filter's
+       * 2 x 2; then the pair's upload's 2 x 4 */
       fail_unless_equals_int (pinned_test_call_count ("cudaMallocAsync") -
-          async_mallocs, ordered ? 18 : 0);
+          async_mallocs, ordered ? 3 : 0);
       fail_unless_equals_int (pinned_test_call_count ("cudaMalloc") - mallocs,
-          ordered ? 0 : 18);
+          ordered ? 0 : 3);
       fail_unless_equals_int (pinned_test_call_count ("cudaFreeAsync") -
-          async_frees, ordered ? 18 : 0);
+          async_frees, ordered ? 3 : 0);
       fail_unless_equals_int (pinned_test_call_count ("cudaFree") - frees,
-          ordered ? 0 : 18);
+          ordered ? 0 : 3);
     }
     g_free (launch);
   }

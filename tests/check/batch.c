@@ -195,9 +195,10 @@ GST_START_TEST (test_batch_dropped_on_flush)
 GST_END_TEST;
 
 /* One copy call and one fence a batch: sixteen frames up and down cost
- * eight cudaMemcpyBatchAsync and no cudaMemcpyAsync; the download's stream
- * waits once for the upload's fence of a batch, not once a frame (the
- * control: one at a time, a wait a frame). */
+ * eight calls, cudaMemcpyBatchAsync or, where a batch's buffers lie next
+ * to each other, cudaMemcpyAsync; the download's stream waits once for
+ * the upload's fence of a batch, not once a frame (the control: one at a
+ * time, a copy and a wait a frame). */
 GST_START_TEST (test_batch_one_call_one_wait)
 {
   const guint batch[] = { 4, 1 };
@@ -236,8 +237,7 @@ GST_START_TEST (test_batch_one_call_one_wait)
     gst_harness_teardown (h);
   }
 
-  fail_unless_equals_uint64 (batch_calls[0], 8);
-  fail_unless_equals_uint64 (copies[0], 0);
+  fail_unless_equals_uint64 (batch_calls[0] + copies[0], 8);
   fail_unless (waits[0] <= 8, "%" G_GUINT64_FORMAT " waits for 4 batches "
       "each way", waits[0]);
   /* Control */
@@ -245,6 +245,46 @@ GST_START_TEST (test_batch_one_call_one_wait)
   fail_unless_equals_uint64 (copies[1], 32);
   fail_unless (waits[1] >= 16, "%" G_GUINT64_FORMAT " waits for 16 frames",
       waits[1]);
+}
+
+GST_END_TEST;
+
+/* Frames whose buffers lie next to each other in both pools (each pool's
+ * minimum is one block) go as one copy: a batch of four 64x48 NV12 frames
+ * (4608 bytes, a multiple of the pieces' 256-byte alignment) is one
+ * cudaMemcpyAsync each way. The control: 66x50 frames (4950 bytes) leave
+ * gaps between the pieces, one cudaMemcpyBatchAsync a batch. */
+GST_START_TEST (test_batch_adjacent_frames_one_copy)
+{
+  const gint width[] = { 64, 66 }, height[] = { 48, 50 };
+  guint64 batch_calls[2], copies[2];
+  guint k, round;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  for (k = 0; k < 2; k++) {
+    GstVideoInfo info;
+    GstHarness *h = new_pair (&info, "NV12", width[k], height[k]);
+    GstBuffer *in[4];
+
+    batch_calls[k] = pinned_test_call_count ("cudaMemcpyBatchAsync");
+    copies[k] = pinned_test_call_count ("cudaMemcpyAsync");
+    for (round = 0; round < 6; round++) {
+      push_frames (h, &info, 1 + 4 * round, 4, in);
+      pull_and_check (h, &info, in, 4);
+    }
+    batch_calls[k] = pinned_test_call_count ("cudaMemcpyBatchAsync") -
+        batch_calls[k];
+    copies[k] = pinned_test_call_count ("cudaMemcpyAsync") - copies[k];
+    gst_harness_teardown (h);
+  }
+
+  fail_unless_equals_uint64 (batch_calls[0], 0);
+  fail_unless_equals_uint64 (copies[0], 12);
+  /* Control */
+  fail_unless_equals_uint64 (batch_calls[1], 12);
+  fail_unless_equals_uint64 (copies[1], 0);
 }
 
 GST_END_TEST;
@@ -624,7 +664,7 @@ GST_START_TEST (test_batch_copy_fails)
 
   pinned_test_fail ("cudaMemcpyBatchAsync", 1, 1, cudaErrorLaunchFailure);
   pipeline = gst_parse_launch ("videotestsrc num-buffers=20 ! "
-      "video/x-raw,format=NV12,width=64,height=48 ! pinnedupload batch=4 ! "
+      "video/x-raw,format=NV12,width=66,height=50 ! pinnedupload batch=4 ! "
       "pinneddownload batch=4 ! fakesink", NULL);
   bus = gst_element_get_bus (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
@@ -831,7 +871,8 @@ GST_START_TEST (test_batch_gpu_time_per_frame)
   if (!pinned_test_is_fake ())
     return;
 
-  h = new_pair (&info, "NV12", 64, 48);
+  /* Frames with gaps between their buffers: a copy each in the batch. */
+  h = new_pair (&info, "NV12", 66, 50);
   pinned_test_set_copy_delay (delay_ms);
   push_frames (h, &info, 1, 8, in);
   pull_and_check (h, &info, in, 8);
@@ -864,6 +905,7 @@ batch_suite (void)
   tcase_add_test (tc, test_batch_partial_before_events);
   tcase_add_test (tc, test_batch_dropped_on_flush);
   tcase_add_test (tc, test_batch_one_call_one_wait);
+  tcase_add_test (tc, test_batch_adjacent_frames_one_copy);
   tcase_add_test (tc, test_batch_fence_guards_every_frame);
   tcase_add_test (tc, test_batch_device_reuse_is_stream_ordered);
   tcase_add_test (tc, test_batch_pools_hold_two);

@@ -336,12 +336,36 @@ GST_START_TEST (test_error_device_allocation)
   if (!pinned_test_is_fake ())
     return;
 
-  pinned_test_fail ("cudaMalloc", 0, 1, cudaErrorMemoryAllocation);
+  /* Every allocation: a pool whose block fails allocates each buffer. */
+  pinned_test_fail ("cudaMalloc", 0, G_MAXINT, cudaErrorMemoryAllocation);
   msg = run_pipeline ("videotestsrc num-buffers=2 ! pinnedupload ! "
       "pinneddownload ! fakesink", NULL);
   pinned_test_reset ();
   assert_error (msg, "pinnedupload", GST_RESOURCE_ERROR_NO_SPACE_LEFT,
       "Could not allocate CUDA device memory", "cudaErrorMemoryAllocation");
+  gst_message_unref (msg);
+}
+
+GST_END_TEST;
+
+/* A pool whose block cannot be had (device memory too fragmented for one
+ * range, say) allocates each buffer: the frames flow. */
+GST_START_TEST (test_device_block_falls_back)
+{
+  GstMessage *msg;
+  guint64 before;
+
+  if (!pinned_test_is_fake ())
+    return;
+
+  before = pinned_test_call_count ("cudaMalloc");
+  pinned_test_fail ("cudaMalloc", 0, 1, cudaErrorMemoryAllocation);
+  msg = run_pipeline ("videotestsrc num-buffers=4 ! pinnedupload ! "
+      "pinneddownload ! fakesink", NULL);
+  pinned_test_reset ();
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  /* The failed block and at least two buffers of their own. */
+  fail_unless (pinned_test_call_count ("cudaMalloc") - before >= 3);
   gst_message_unref (msg);
 }
 
@@ -354,8 +378,9 @@ GST_START_TEST (test_error_host_allocation)
   if (!pinned_test_is_fake ())
     return;
 
-  /* The download's pool is the first page-locked pool to allocate. */
-  pinned_test_fail ("cudaHostAlloc", 0, 1, cudaErrorMemoryAllocation);
+  /* The download's pool is the first page-locked pool to allocate; every
+   * allocation fails, its block's and each buffer's. */
+  pinned_test_fail ("cudaHostAlloc", 0, G_MAXINT, cudaErrorMemoryAllocation);
   msg = run_pipeline ("videotestsrc num-buffers=2 ! pinnedupload ! "
       "pinneddownload ! fakesink", NULL);
   pinned_test_reset ();
@@ -691,6 +716,7 @@ lifecycle_suite (void)
   tcase_add_test (tc, test_error_bad_device_id);
   tcase_add_test (tc, test_device_opens_off_the_calling_thread);
   tcase_add_test (tc, test_error_device_allocation);
+  tcase_add_test (tc, test_device_block_falls_back);
   tcase_add_test (tc, test_error_host_allocation);
   tcase_add_test (tc, test_error_copy_fails);
   tcase_add_test (tc, test_error_each_element_reports_its_copy);
