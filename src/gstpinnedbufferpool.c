@@ -17,9 +17,10 @@
  * and %GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT as any video pool does. They
  * allocate their minimum number of buffers when activated: page-locking
  * memory is slow (about 2 GB/s) and must not happen while streaming. The
- * minimum is one block (gst_pinned_allocator_reserve()), each buffer a
- * piece of it in the order the pool hands them out, so that a batch of
- * consecutive frames copies from one range into one range: a single copy.
+ * minimum is one allocation, each buffer a piece of it in the order the
+ * pool hands them out, so that a batch of consecutive frames copies from
+ * one range into one range: a single copy. Each piece has fences of its
+ * own; the allocation is freed with its last piece.
  *
  * The page-locked pool makes the memory its configuration asks for:
  * #GstPinnedHostFlags in the config (gst_pinned_host_buffer_pool_config_set_flags(),

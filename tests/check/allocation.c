@@ -10,6 +10,8 @@
 /* The ALLOCATION query: what pinnedupload offers upstream and what each
  * element decides downstream. */
 
+#include <cuda_runtime_api.h>
+
 #include "pinnedtest.h"
 
 #define NV12_CAPS "video/x-raw,format=NV12,width=320,height=240,framerate=30/1"
@@ -368,7 +370,7 @@ GST_END_TEST;
  * streaming allocates no more: the upload offers pool-size page-locked
  * buffers and keeps twice as many device frames, a filter twice its
  * pool-size, the download pool-size page-locked buffers; each pool's in
- * one allocation. */
+ * one allocation (page-locked and device bytes counted). */
 GST_START_TEST (test_pool_sizes)
 {
   GstHarness *h = gst_harness_new_parse ("pinnedupload pool-size=3 ! "
@@ -376,11 +378,14 @@ GST_START_TEST (test_pool_sizes)
   guint64 mallocs = pinned_test_call_count ("cudaMalloc");
   guint64 host_allocs = pinned_test_call_count ("cudaHostAlloc");
   guint64 locked = gst_pinned_host_memory_get_locked_bytes ();
+  size_t device_free, device_free_before = 0, total;
   GstBuffer *in, *out;
   GstStructure *config;
   GstVideoInfo info;
   guint min, max, i;
 
+  if (pinned_test_is_fake ())
+    fail_unless (cudaMemGetInfo (&device_free_before, &total) == cudaSuccess);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 320, 240);
   gst_harness_set_caps (h, gst_video_info_to_caps (&info),
       gst_video_info_to_caps (&info));
@@ -397,6 +402,10 @@ GST_START_TEST (test_pool_sizes)
   fail_unless_equals_int (gst_pinned_host_memory_get_locked_bytes () - locked,
       (3 + 5) * info.size);
   if (pinned_test_is_fake ()) {
+    /* The stand-in's device holds what is allocated, no more. */
+    fail_unless (cudaMemGetInfo (&device_free, &total) == cudaSuccess);
+    fail_unless_equals_uint64 (device_free_before - device_free,
+        (2 * 3 + 2 * 2) * info.size);
     fail_unless_equals_int (pinned_test_call_count ("cudaMalloc") - mallocs, 2);
     fail_unless_equals_int (pinned_test_call_count ("cudaHostAlloc") -
         host_allocs, 2);

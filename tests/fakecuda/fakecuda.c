@@ -1537,6 +1537,18 @@ dev_alloc (void **ptr, size_t size)
   return cudaSuccess;
 }
 
+/* What the device's allocations hold, as a GPU reports it. */
+cudaError_t CUDARTAPI
+cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes)
+{
+  ENTER (TRUE);
+  g_mutex_lock (&lock);
+  *total_bytes = device_memory;
+  *free_bytes = device_memory - device_used[current_device];
+  g_mutex_unlock (&lock);
+  return cudaSuccess;
+}
+
 cudaError_t CUDARTAPI
 cudaMalloc (void **ptr, size_t size)
 {
