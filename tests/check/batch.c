@@ -22,13 +22,15 @@
 
 /* Upload and download with batches of 4 that wait up to @timeout_us for
  * their last frame, from and to system memory; the harness offers its
- * buffers from the upload's page-locked pool. */
+ * buffers from the upload's page-locked pool. @download_pool: the
+ * download's pool-size (0: its default). */
 static GstHarness *
-new_pair_full (GstVideoInfo * info, const gchar * format, gint width,
-    gint height, guint timeout_us)
+new_pair_pooled (GstVideoInfo * info, const gchar * format, gint width,
+    gint height, guint timeout_us, guint download_pool)
 {
   gchar *launch = g_strdup_printf ("pinnedupload batch=4 batch-timeout=%u ! "
-      "pinneddownload batch=4 batch-timeout=%u", timeout_us, timeout_us);
+      "pinneddownload batch=4 batch-timeout=%u pool-size=%u", timeout_us,
+      timeout_us, download_pool ? download_pool : 4);
   GstHarness *h = gst_harness_new_parse (launch);
   gchar *caps;
 
@@ -40,6 +42,13 @@ new_pair_full (GstVideoInfo * info, const gchar * format, gint width,
   gst_harness_set_caps_str (h, caps, caps);
   g_free (caps);
   return h;
+}
+
+static GstHarness *
+new_pair_full (GstVideoInfo * info, const gchar * format, gint width,
+    gint height, guint timeout_us)
+{
+  return new_pair_pooled (info, format, width, height, timeout_us, 0);
 }
 
 /* A second's timeout: the tests see what a batch holds before it. */
@@ -273,20 +282,12 @@ GST_START_TEST (test_batch_adjacent_frames_one_copy)
     return;
 
   for (k = 0; k < G_N_ELEMENTS (cases); k++) {
-    gchar *launch = g_strdup_printf ("pinnedupload batch=4 "
-        "batch-timeout=1000000 ! pinneddownload batch=4 "
-        "batch-timeout=1000000 pool-size=%u",
-        MAX (cases[k].download_pool, 4));
-    gchar *caps = g_strdup_printf ("video/x-raw,format=NV12,width=%d,"
-        "height=%d,framerate=30/1", cases[k].width, cases[k].height);
-    GstHarness *h = gst_harness_new_parse (launch);
-    guint64 batch_calls, copies;
     GstVideoInfo info;
+    GstHarness *h = new_pair_pooled (&info, "NV12", cases[k].width,
+        cases[k].height, G_USEC_PER_SEC, cases[k].download_pool);
+    guint64 batch_calls, copies;
     GstBuffer *in[4];
 
-    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, cases[k].width,
-        cases[k].height);
-    gst_harness_set_caps_str (h, caps, caps);
     batch_calls = pinned_test_call_count ("cudaMemcpyBatchAsync");
     copies = pinned_test_call_count ("cudaMemcpyAsync");
     for (round = 0; round < 6; round++) {
@@ -298,8 +299,6 @@ GST_START_TEST (test_batch_adjacent_frames_one_copy)
     fail_unless_equals_uint64 (pinned_test_call_count ("cudaMemcpyBatchAsync")
         - batch_calls, cases[k].batch_calls);
     gst_harness_teardown (h);
-    g_free (caps);
-    g_free (launch);
   }
 }
 
