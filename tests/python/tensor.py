@@ -12,6 +12,7 @@ no NumPy or gst-pinned was built without DLPack.
 import ctypes
 import gc
 import sys
+import time
 
 import gi
 gi.require_version("Gst", "1.0")
@@ -383,6 +384,11 @@ for i, (a, o) in enumerate(zip(frames, outs)):
           "tensor %d came back bit-exact" % i)
 check(all(t.streams == [1] for t in tensors),
       "the producer's stream defaults to the legacy default stream")
+# A tensor whose copy still ran when its buffer went goes back on the
+# release thread once the copy is done: wait for that thread (5 s at most).
+deadline = time.monotonic() + 5
+while len(deleted) < N and time.monotonic() < deadline:
+    time.sleep(0.01)
 check(len(deleted) == N, "every tensor's deleter ran once the buffer went "
       "(%d of %d)" % (len(deleted), N))
 
