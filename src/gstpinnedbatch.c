@@ -163,7 +163,7 @@ gst_pinned_batch_hold (GstPinnedBatch * batch, GstBuffer ** outbuf)
     if (g_queue_get_length (&batch->held) == 1)
       batch_started (batch);
     full = gst_pinned_transfer_batch_get_frames (batch->pending) >=
-        batch->frames;
+        batch->frames || gst_pinned_transfer_batch_ends_block (batch->pending);
   } else if (*outbuf != NULL && !g_queue_is_empty (&batch->ready)) {
     /* A frame copied alone, behind the batch flushed before it. */
     g_queue_push_tail (&batch->ready, *outbuf);

@@ -65,4 +65,8 @@ void                 gst_pinned_allocator_unreserve (GstPinnedAllocator * alloca
 G_GNUC_INTERNAL
 GstMemory *          gst_pinned_memory_get_block (GstPinnedMemory * mem);
 
+/* Whether @mem is the last piece of its block */
+G_GNUC_INTERNAL
+gboolean             gst_pinned_memory_ends_block (GstPinnedMemory * mem);
+
 G_END_DECLS

@@ -769,6 +769,18 @@ gst_pinned_memory_get_block (GstPinnedMemory * mem)
   return ((GstPinnedMemoryImpl *) fence_owner (mem))->block;
 }
 
+gboolean
+gst_pinned_memory_ends_block (GstPinnedMemory * mem)
+{
+  GstMemory *owner = GST_MEMORY_CAST (fence_owner (mem));
+  GstMemory *block = ((GstPinnedMemoryImpl *) owner)->block;
+
+  return block != NULL &&
+      (guint8 *) ((GstPinnedMemory *) owner)->data +
+      GST_ROUND_UP_N (owner->maxsize, 256) >=
+      (guint8 *) ((GstPinnedMemory *) block)->data + block->maxsize;
+}
+
 void
 gst_pinned_memory_release_later (GstPinnedMemory * mem)
 {

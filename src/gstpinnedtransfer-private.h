@@ -61,6 +61,12 @@ void     gst_pinned_transfer_batch_free       (GstPinnedTransferBatch * batch);
 G_GNUC_INTERNAL
 guint    gst_pinned_transfer_batch_get_frames (GstPinnedTransferBatch * batch);
 
+/* Whether the last frame added ends its block on either side: the next
+ * frame starts a block again, so the batch goes now (a stream whose
+ * batches had drifted against its pools' blocks starts aligned again). */
+G_GNUC_INTERNAL
+gboolean gst_pinned_transfer_batch_ends_block (GstPinnedTransferBatch * batch);
+
 /* Whether a batch may take @buffer: all its memory our own (told without
  * mapping it; gst_pinned_transfer_batch_add() checks the layouts). */
 G_GNUC_INTERNAL

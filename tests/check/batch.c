@@ -260,23 +260,24 @@ GST_END_TEST;
 
 /* Frames whose buffers lie next to each other in both pools (each pool's
  * minimum is one block) go as one copy: a batch of four 64x48 NV12 frames
- * (4608 bytes, a multiple of the pieces' 256-byte alignment) is one
- * cudaMemcpyAsync each way. Where the download's pool of ten wraps inside
- * a batch that the upload's sixteen device frames do not, that batch's
- * download splits there (two runs, one batch call). The control: 66x50
- * frames (4950 bytes) leave gaps between the pieces, one
- * cudaMemcpyBatchAsync a batch. Every frame bit-exact. */
+ * (4608 bytes, a multiple of the pieces' 256-byte alignment) is one copy
+ * each way. A batch ends where a frame's buffer ends its block: with a
+ * download pool of ten against sixteen device frames, the download's
+ * batches end there too (seven batches for 24 frames, each one copy). The
+ * control: 66x50 frames (4950 bytes) leave gaps between the pieces, four
+ * copies a batch. Every frame bit-exact; frames pushed one at a time,
+ * each output taken as it comes. */
 GST_START_TEST (test_batch_adjacent_frames_one_copy)
 {
   const struct
   {
     gint width, height;
     guint download_pool;
-    guint64 copies, batch_calls;
+    guint64 calls, copies;
   } cases[] = {
-    {64, 48, 0, 12, 0}, {64, 48, 10, 11, 1}, {66, 50, 0, 0, 12}
+    {64, 48, 0, 12, 12}, {64, 48, 10, 13, 13}, {66, 50, 0, 12, 48}
   };
-  guint k, round;
+  guint k, i;
 
   if (!pinned_test_is_fake ())
     return;
@@ -285,19 +286,35 @@ GST_START_TEST (test_batch_adjacent_frames_one_copy)
     GstVideoInfo info;
     GstHarness *h = new_pair_pooled (&info, "NV12", cases[k].width,
         cases[k].height, G_USEC_PER_SEC, cases[k].download_pool);
-    guint64 batch_calls, copies;
-    GstBuffer *in[4];
+    guint64 calls, copies, plain;
+    GQueue waiting = G_QUEUE_INIT;
+    GstBuffer *out;
 
-    batch_calls = pinned_test_call_count ("cudaMemcpyBatchAsync");
-    copies = pinned_test_call_count ("cudaMemcpyAsync");
-    for (round = 0; round < 6; round++) {
-      push_frames (h, &info, 1 + 4 * round, 4, in);
-      pull_and_check (h, &info, in, 4);
+    calls = pinned_test_call_count ("cudaMemcpyBatchAsync");
+    copies = pinned_test_call_count ("cudaMemcpyBatchAsync:copy");
+    plain = pinned_test_call_count ("cudaMemcpyAsync");
+    for (i = 0; i < 24; i++) {
+      GstBuffer *in = new_frame (h, &info, 1 + i);
+
+      g_queue_push_tail (&waiting, in);
+      fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+          GST_FLOW_OK);
+      while ((out = gst_harness_try_pull (h))) {
+        in = g_queue_pop_head (&waiting);
+        fail_unless (pinned_test_frames_equal (in, out, &info),
+            "case %u: frame %u differs", k, (guint) GST_BUFFER_PTS (in));
+        gst_buffer_unref (out);
+        gst_buffer_unref (in);
+      }
     }
-    fail_unless_equals_uint64 (pinned_test_call_count ("cudaMemcpyAsync") -
-        copies, cases[k].copies);
+    fail_unless (g_queue_is_empty (&waiting), "case %u: %u frames held", k,
+        g_queue_get_length (&waiting));
     fail_unless_equals_uint64 (pinned_test_call_count ("cudaMemcpyBatchAsync")
-        - batch_calls, cases[k].batch_calls);
+        - calls, cases[k].calls);
+    fail_unless_equals_uint64 (pinned_test_call_count
+        ("cudaMemcpyBatchAsync:copy") - copies, cases[k].copies);
+    fail_unless_equals_uint64 (pinned_test_call_count ("cudaMemcpyAsync") -
+        plain, 0);
     gst_harness_teardown (h);
   }
 }

@@ -2053,6 +2053,7 @@ cudaMemcpyBatchAsync (void *const *dsts, const void *const *srcs,
         cudaMemcpyDefault, stream, FALSE);
     if (err != cudaSuccess)
       return err;
+    count_answer ("cudaMemcpyBatchAsync:copy");
   }
   return cudaSuccess;
 }
