@@ -16,7 +16,8 @@
  *   CALLCOUNT_OUT=counts.txt LD_PRELOAD=.../libpinnedcallcount.so \
  *     gst-pinned-bench --pipeline '...'
  *
- * Questions are split by their answer (finished, or still running). The
+ * Questions are split by their answer (finished, or still running); a
+ * batch call's copies are counted apart ("copies(batch)"). The
  * system calls of a frame's path that go through libc's exported wrappers
  * are counted too (a system call costs a virtual machine's host more than
  * the call itself): sleeps, the timer slack, the driver's ioctls, GLib's
@@ -60,6 +61,7 @@ enum
   EVENT_QUERY_RUNNING,
   EVENT_SYNCHRONIZE,
   EVENT_ELAPSED_TIME,
+  BATCH_COPIES,
   NANOSLEEP,
   PRCTL,
   IOCTL,
@@ -74,7 +76,8 @@ static const char *names[N_KINDS] = {
   "cudaMemcpyAsync", "cudaMemcpyBatchAsync", "cudaEventRecord",
   "cudaStreamWaitEvent",
   "cudaEventQuery-done", "cudaEventQuery-running", "cudaEventSynchronize",
-  "cudaEventElapsedTime", "nanosleep", "prctl", "ioctl", "futex(syscall)",
+  "cudaEventElapsedTime", "copies(batch)", "nanosleep", "prctl", "ioctl",
+  "futex(syscall)",
   "read", "write", "poll",
 };
 
@@ -193,6 +196,7 @@ cudaMemcpyBatchAsync (void *const *dsts, const void *const *srcs,
   CALL (r, f (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream),
       ns);
   counted (MEMCPY_BATCH_ASYNC, ns);
+  __atomic_fetch_add (&counts[BATCH_COPIES], count, __ATOMIC_RELAXED);
   return r;
 }
 
