@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driverutil.h"
+
 #define FRAME (1920 * 1080 * 3 / 2)
 #define BUSY (256u << 20)
 #define MAX_N 20000
@@ -57,15 +59,6 @@ static const char *kind_names[K_LAST] = { "copy up", "record (x2)",
   "cross-stream wait", "copy down", "gate questions", "gate sleeps",
   "download questions"
 };
-
-static double
-now (clockid_t clock)
-{
-  struct timespec ts;
-
-  clock_gettime (clock, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static int
 cmp (const void *a, const void *b)
@@ -91,10 +84,6 @@ report (const char *what, int n)
       "%7.0f mean %7.0f p99 %7.0f\n", what, n, cpu_ns[n / 2], cc / n,
       wall_ns[n / 2], cw / n, wall_ns[n * 99 / 100]);
 }
-
-#define CHECK(call) do { cudaError_t r_ = (call); if (r_ != cudaSuccess) { \
-      fprintf (stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, \
-          cudaGetErrorString (r_)); exit (1); } } while (0)
 
 /* Times @stmt alone, @n times, @prep before each (untimed). */
 #define TIME(what, n, prep, stmt) do { int i_; \

@@ -25,7 +25,9 @@
  * polls. libc's own futexes (pthread mutexes) do not go through them.
  *
  * Each CUDA call's wall time is summed too (the third column, ns): what a
- * call costs where many threads call in at once.
+ * call costs where many threads call in at once; and the calling thread's
+ * CPU time in it (the fourth column, ns): what of that wall time the
+ * host's CPU spent, not waited.
  *
  * With CALLCOUNT_MARKED=1 it counts the window the benchmark marks
  * (bench_sampler_window(): the measured seconds, without start-up and
@@ -82,11 +84,14 @@ static const char *names[N_KINDS] = {
 };
 
 static unsigned long counts[N_KINDS];
-static unsigned long long call_ns[N_KINDS];
+static unsigned long long call_ns[N_KINDS], call_cpu_ns[N_KINDS];
+/* The CPU time of this thread's last timed call. */
+static __thread long long last_cpu_ns;
 /* The counts, times in calls and times (ns, CLOCK_MONOTONIC) at the
  * window's ends. */
 static unsigned long at_open[N_KINDS], at_close[N_KINDS];
 static unsigned long long ns_open[N_KINDS], ns_close[N_KINDS];
+static unsigned long long cpu_open[N_KINDS], cpu_close[N_KINDS];
 static long long open_ns = -1, close_ns = -1;
 
 static long long
@@ -95,6 +100,15 @@ now_ns (void)
   struct timespec ts;
 
   clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long long
+thread_cpu_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
   return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
@@ -145,15 +159,16 @@ serial_lock (void)
 }
 
 /* A CUDA call, behind its lock where there is one; its wall time into
- * @ns. */
+ * @ns, its CPU time into last_cpu_ns. */
 #define CALL(result, call, ns) do {                                       \
     pthread_mutex_t *lock_ = serial_lock ();                              \
-    long long t0_ = now_ns ();                                            \
+    long long t0_ = now_ns (), c0_ = thread_cpu_ns ();                    \
     if (lock_)                                                            \
       pthread_mutex_lock (lock_);                                         \
     result = call;                                                        \
     if (lock_)                                                            \
       pthread_mutex_unlock (lock_);                                       \
+    last_cpu_ns = thread_cpu_ns () - c0_;                                 \
     ns = now_ns () - t0_;                                                 \
   } while (0)
 
@@ -161,6 +176,7 @@ static void
 counted (int kind, long long ns)
 {
   __atomic_fetch_add (&call_ns[kind], ns, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&call_cpu_ns[kind], last_cpu_ns, __ATOMIC_RELAXED);
   COUNT (kind);
 }
 
@@ -381,6 +397,8 @@ pinned_sampler_window (int open)
         __atomic_load_n (&counts[i], __ATOMIC_RELAXED);
     (open ? ns_open : ns_close)[i] =
         __atomic_load_n (&call_ns[i], __ATOMIC_RELAXED);
+    (open ? cpu_open : cpu_close)[i] =
+        __atomic_load_n (&call_cpu_ns[i], __ATOMIC_RELAXED);
   }
   if (open)
     open_ns = now_ns ();
@@ -402,11 +420,13 @@ counts_write (void)
   if (open_ns >= 0 && close_ns > open_ns) {
     fprintf (f, "callcount window-ms %lld\n", (close_ns - open_ns) / 1000000);
     for (i = 0; i < N_KINDS; i++)
-      fprintf (f, "callcount %s %lu %llu\n", names[i], at_close[i] - at_open[i],
-          ns_close[i] - ns_open[i]);
+      fprintf (f, "callcount %s %lu %llu %llu\n", names[i],
+          at_close[i] - at_open[i], ns_close[i] - ns_open[i],
+          cpu_close[i] - cpu_open[i]);
   } else {
     for (i = 0; i < N_KINDS; i++)
-      fprintf (f, "callcount %s %lu %llu\n", names[i], counts[i], call_ns[i]);
+      fprintf (f, "callcount %s %lu %llu %llu\n", names[i], counts[i],
+          call_ns[i], call_cpu_ns[i]);
   }
   if (f != stderr)
     fclose (f);

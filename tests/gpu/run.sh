@@ -32,6 +32,9 @@
 #                tests/media/make-clips.sh in tests/media/bench)
 #   callcost     what one CUDA call of a frame's path costs the host
 #                (tests/bench/callcost.c: the driver alone, no GStreamer)
+#   fencecost    how the host learns a copy is done with 64 threads in
+#                the driver: an event's question against a word of
+#                page-locked memory the stream writes (the driver alone)
 #   callcount    CUDA calls and sleeps per frame of the NV12 1920x1080
 #                round trip (tests/bench/callcount.c), and of the build
 #                in $CALLCOUNT_BASE too where set (a folder with src/, gst/)
@@ -134,12 +137,14 @@ callcount_report () {
     f > 0 && $3 > 0 {
       if ($2 ~ /^cuda/) {
         d += $4
-        printf "  %-24s %.3f a frame  %.2f us a call\n", $2, $3 / f, $4 / $3 / 1000
+        c += $5
+        printf "  %-24s %.3f a frame  %.2f us a call (%.2f of CPU)\n", $2, $3 / f,
+          $4 / $3 / 1000, $5 / $3 / 1000
       } else {
         printf "  %-24s %.3f a frame\n", $2, $3 / f
       }
     }
-    END { if (f > 0) printf "  driver calls: %.2f us a frame\n", d / f / 1000 }' "$1"
+    END { if (f > 0) printf "  driver calls: %.2f us a frame (%.2f of CPU)\n", d / f / 1000, c / f / 1000 }' "$1"
 }
 
 steps=("$@")
@@ -264,6 +269,18 @@ for step in "${steps[@]}"; do
       callcost_rc=$?
       cat "$OUT/callcost.txt"
       summary+=("callcost: rc $callcost_rc (callcost.txt)")
+      ;;
+    fencecost)
+      # 64 threads over every GPU, then one and eight a GPU: an event's
+      # question against a word the stream writes (tests/bench/fencecost.c)
+      n=${DEVICES:-$(nvidia-smi -L | grep -c '^GPU')}
+      : > "$OUT/fencecost.txt"
+      for threads in $((64 / n)) 1 8; do
+        LD_LIBRARY_PATH=$libpath timeout 120 build/tests/bench/gst-pinned-fencecost \
+          "$n" "$threads" 3 2 >> "$OUT/fencecost.txt" 2>&1
+      done
+      cat "$OUT/fencecost.txt"
+      summary+=("fencecost: $(grep -c "frames/s" "$OUT/fencecost.txt") rows (fencecost.txt)")
       ;;
     callcount)
       # Counts do not move with the host's speed as CPU time does: the
