@@ -238,8 +238,8 @@ gst_pinned_transfer_batch_flush (GstPinnedTransferBatch * batch,
     ok = gst_pinned_cuda_result (cudaEventRecord (report->start, handle),
         error);
 
-  /* One copy too: with many streams a batch call of one copy costs the
-   * host less than cudaMemcpyAsync of the same bytes (10 against 12 us). */
+  /* One copy too: at 64 streams a batch call of one joined copy took 10 us
+   * in the driver, cudaMemcpyAsync of the same bytes 12. */
   if (ok && n > 0) {
     gpointer *dsts = g_newa (gpointer, n);
     gconstpointer *srcs = g_newa (gconstpointer, n);
