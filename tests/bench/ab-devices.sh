@@ -29,6 +29,10 @@ rm -rf "$out"; mkdir -p "$out"
 [ -f .gstbundle/env.sh ] && source .gstbundle/env.sh
 base=${LD_LIBRARY_PATH:-}
 bench=$top/build/tests/bench/gst-pinned-bench
+# Where this tree has no build/ (a GPU machine that got the build folders
+# alone), B's benchmark runs both.
+[ -x "$bench" ] || bench=$b/tests/bench/gst-pinned-bench
+[ -x "$bench" ] || { echo "no gst-pinned-bench in build/ or $b"; exit 2; }
 n=${DEVICES:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
 [ "$n" -gt 0 ] 2>/dev/null || n=1
 
