@@ -460,6 +460,14 @@ memory_new (GstPinnedAllocator * allocator, gpointer data, GstMemoryFlags flags,
   return impl;
 }
 
+/* A piece's share of its block: CUDA's 256-byte alignment, as a buffer
+ * of its own would have. */
+static gsize
+piece_stride (gsize maxsize)
+{
+  return GST_ROUND_UP_N (maxsize, 256);
+}
+
 /* The reservation's next piece, where one is left and @maxsize fits. */
 static GstPinnedMemoryImpl *
 take_piece (GstPinnedAllocator * allocator, gsize maxsize,
@@ -552,7 +560,7 @@ gst_pinned_allocator_reserve (GstPinnedAllocator * allocator, guint n,
     gsize maxsize, GError ** error)
 {
   GstPinnedAllocatorPrivate *priv;
-  gsize stride = GST_ROUND_UP_N (maxsize, 256);
+  gsize stride = piece_stride (maxsize);
   GstMemory *block;
 
   g_return_val_if_fail (GST_IS_PINNED_ALLOCATOR (allocator), FALSE);
@@ -777,7 +785,7 @@ gst_pinned_memory_ends_block (GstPinnedMemory * mem)
 
   return block != NULL &&
       (guint8 *) ((GstPinnedMemory *) owner)->data +
-      GST_ROUND_UP_N (owner->maxsize, 256) >=
+      piece_stride (owner->maxsize) >=
       (guint8 *) ((GstPinnedMemory *) block)->data + block->maxsize;
 }
 

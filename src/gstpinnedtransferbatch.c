@@ -41,7 +41,6 @@ struct _GstPinnedTransferBatch
   GArray *copies;               /* BatchCopy */
   GPtrArray *srcs;              /* the frames' buffers, referenced */
   GPtrArray *dsts;
-  gboolean ends_block;          /* the last frame's, on either side */
 };
 
 GstPinnedTransferBatch *
@@ -63,7 +62,6 @@ gst_pinned_transfer_batch_clear (GstPinnedTransferBatch * batch)
   g_array_set_size (batch->copies, 0);
   g_ptr_array_set_size (batch->srcs, 0);
   g_ptr_array_set_size (batch->dsts, 0);
-  batch->ends_block = FALSE;
 }
 
 void
@@ -91,12 +89,6 @@ guint
 gst_pinned_transfer_batch_get_frames (GstPinnedTransferBatch * batch)
 {
   return batch->dsts->len;
-}
-
-gboolean
-gst_pinned_transfer_batch_ends_block (GstPinnedTransferBatch * batch)
-{
-  return batch->ends_block;
 }
 
 gboolean
@@ -129,6 +121,15 @@ buffer_ends_block (GstBuffer * buffer)
       gst_buffer_peek_memory (buffer, 0));
 }
 
+gboolean
+gst_pinned_transfer_batch_ends_block (GstPinnedTransferBatch * batch)
+{
+  guint n = batch->dsts->len;
+
+  return n > 0 && (buffer_ends_block (g_ptr_array_index (batch->srcs, n - 1))
+      || buffer_ends_block (g_ptr_array_index (batch->dsts, n - 1)));
+}
+
 /* Marks the copies from @first on as those of @src into @dst. */
 static void
 tag_blocks (GstPinnedTransferBatch * batch, guint first, GstBuffer * src,
@@ -137,7 +138,6 @@ tag_blocks (GstPinnedTransferBatch * batch, guint first, GstBuffer * src,
   GstMemory *src_block = buffer_block (src), *dst_block = buffer_block (dst);
   guint i;
 
-  batch->ends_block = buffer_ends_block (src) || buffer_ends_block (dst);
   for (i = first; i < batch->copies->len; i++) {
     BatchCopy *c = &g_array_index (batch->copies, BatchCopy, i);
 

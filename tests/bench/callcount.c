@@ -85,8 +85,6 @@ static const char *names[N_KINDS] = {
 
 static unsigned long counts[N_KINDS];
 static unsigned long long call_ns[N_KINDS], call_cpu_ns[N_KINDS];
-/* The CPU time of this thread's last timed call. */
-static __thread long long last_cpu_ns;
 /* The counts, times in calls and times (ns, CLOCK_MONOTONIC) at the
  * window's ends. */
 static unsigned long at_open[N_KINDS], at_close[N_KINDS];
@@ -158,9 +156,15 @@ serial_lock (void)
   return &serial_locks[device];
 }
 
-/* A CUDA call, behind its lock where there is one; its wall time into
- * @ns, its CPU time into last_cpu_ns. */
-#define CALL(result, call, ns) do {                                       \
+/* What a call cost: wall time and the calling thread's CPU, ns. */
+typedef struct
+{
+  long long wall, cpu;
+} Cost;
+
+/* A CUDA call, behind its lock where there is one; what it cost into
+ * @cost. */
+#define CALL(result, call, cost) do {                                     \
     pthread_mutex_t *lock_ = serial_lock ();                              \
     long long t0_ = now_ns (), c0_ = thread_cpu_ns ();                    \
     if (lock_)                                                            \
@@ -168,15 +172,15 @@ serial_lock (void)
     result = call;                                                        \
     if (lock_)                                                            \
       pthread_mutex_unlock (lock_);                                       \
-    last_cpu_ns = thread_cpu_ns () - c0_;                                 \
-    ns = now_ns () - t0_;                                                 \
+    (cost).cpu = thread_cpu_ns () - c0_;                                  \
+    (cost).wall = now_ns () - t0_;                                        \
   } while (0)
 
 static void
-counted (int kind, long long ns)
+counted (int kind, Cost cost)
 {
-  __atomic_fetch_add (&call_ns[kind], ns, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&call_cpu_ns[kind], last_cpu_ns, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&call_ns[kind], cost.wall, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&call_cpu_ns[kind], cost.cpu, __ATOMIC_RELAXED);
   COUNT (kind);
 }
 
@@ -187,12 +191,12 @@ cudaMemcpyAsync (void *dst, const void *src, size_t count,
   static cudaError_t (*f) (void *, const void *, size_t,
       enum cudaMemcpyKind, cudaStream_t);
   cudaError_t r;
-  long long ns;
+  Cost cost;
 
   if (f == NULL)
     f = real ("cudaMemcpyAsync");
-  CALL (r, f (dst, src, count, kind, stream), ns);
-  counted (MEMCPY_ASYNC, ns);
+  CALL (r, f (dst, src, count, kind, stream), cost);
+  counted (MEMCPY_ASYNC, cost);
   return r;
 }
 
@@ -205,13 +209,13 @@ cudaMemcpyBatchAsync (void *const *dsts, const void *const *srcs,
       const size_t *, size_t, struct cudaMemcpyAttributes *, size_t *, size_t,
       cudaStream_t);
   cudaError_t r;
-  long long ns;
+  Cost cost;
 
   if (f == NULL)
     f = real ("cudaMemcpyBatchAsync");
   CALL (r, f (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream),
-      ns);
-  counted (MEMCPY_BATCH_ASYNC, ns);
+      cost);
+  counted (MEMCPY_BATCH_ASYNC, cost);
   __atomic_fetch_add (&counts[BATCH_COPIES], count, __ATOMIC_RELAXED);
   return r;
 }
@@ -221,12 +225,12 @@ cudaEventRecord (cudaEvent_t event, cudaStream_t stream)
 {
   static cudaError_t (*f) (cudaEvent_t, cudaStream_t);
   cudaError_t r;
-  long long ns;
+  Cost cost;
 
   if (f == NULL)
     f = real ("cudaEventRecord");
-  CALL (r, f (event, stream), ns);
-  counted (EVENT_RECORD, ns);
+  CALL (r, f (event, stream), cost);
+  counted (EVENT_RECORD, cost);
   return r;
 }
 
@@ -235,12 +239,12 @@ cudaStreamWaitEvent (cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
   static cudaError_t (*f) (cudaStream_t, cudaEvent_t, unsigned int);
   cudaError_t r;
-  long long ns;
+  Cost cost;
 
   if (f == NULL)
     f = real ("cudaStreamWaitEvent");
-  CALL (r, f (stream, event, flags), ns);
-  counted (STREAM_WAIT_EVENT, ns);
+  CALL (r, f (stream, event, flags), cost);
+  counted (STREAM_WAIT_EVENT, cost);
   return r;
 }
 
@@ -249,13 +253,13 @@ cudaEventQuery (cudaEvent_t event)
 {
   static cudaError_t (*f) (cudaEvent_t);
   cudaError_t result;
-  long long ns;
+  Cost cost;
 
   if (f == NULL)
     f = real ("cudaEventQuery");
-  CALL (result, f (event), ns);
+  CALL (result, f (event), cost);
   counted (result == cudaErrorNotReady ? EVENT_QUERY_RUNNING :
-      EVENT_QUERY_DONE, ns);
+      EVENT_QUERY_DONE, cost);
   return result;
 }
 
