@@ -60,6 +60,56 @@ resident_mib (void)
   return kib / 1024;
 }
 
+/* The voluntary context switches (sleeps) of the process's threads now,
+ * summed by thread name less its trailing digits: which threads sleep. */
+static GHashTable *
+thread_sleeps (void)
+{
+  GHashTable *sleeps = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, NULL);
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *task;
+
+  while (dir && (task = g_dir_read_name (dir))) {
+    gchar *path = g_strdup_printf ("/proc/self/task/%s/status", task);
+    gchar *status = NULL, *name, *line;
+
+    if (g_file_get_contents (path, &status, NULL, NULL) &&
+        g_str_has_prefix (status, "Name:") &&
+        (line = strstr (status, "\nvoluntary_ctxt_switches:"))) {
+      guint64 n = g_ascii_strtoull (line + 26, NULL, 10);
+
+      name = g_strstrip (g_strndup (status + 5, strcspn (status + 5, "\n")));
+      g_strchomp (g_strdelimit (name, "0123456789", ' '));
+      n += GPOINTER_TO_SIZE (g_hash_table_lookup (sleeps, name));
+      g_hash_table_replace (sleeps, name, GSIZE_TO_POINTER (n));
+    }
+    g_free (status);
+    g_free (path);
+  }
+  if (dir)
+    g_dir_close (dir);
+  return sleeps;
+}
+
+/* Prints each thread name's sleeps a frame between @before and @after. */
+static void
+thread_sleeps_print (GHashTable * before, GHashTable * after, guint64 frames)
+{
+  GHashTableIter it;
+  gpointer name, n;
+
+  g_hash_table_iter_init (&it, after);
+  while (g_hash_table_iter_next (&it, &name, &n)) {
+    gsize was = GPOINTER_TO_SIZE (g_hash_table_lookup (before, name));
+    gsize now = GPOINTER_TO_SIZE (n);
+
+    if (now > was)
+      g_print ("devices: sleeps a frame of threads \"%s\": %.3f\n",
+          (const gchar *) name, (now - was) / (gdouble) MAX (frames, 1));
+  }
+}
+
 /* ---- the raw concurrent limit ------------------------------------------ */
 
 /* A sysfs attribute of @device's PCI function, or NULL. */
@@ -219,12 +269,24 @@ concurrent_limit (guint first, guint n, gsize size, guint rotate,
 
 /* ---- round trips in this process --------------------------------------- */
 
+/* The first @keep CPUs of @set (all where @keep is 0 or more). */
+static void
+cpus_keep_first (cpu_set_t * set, guint keep)
+{
+  guint i, k = 0;
+
+  for (i = 0; i < CPU_SETSIZE && keep > 0; i++) {
+    if (CPU_ISSET (i, set) && k++ >= keep)
+      CPU_CLR (i, set);
+  }
+}
+
 /* --bind-streams: the CPUs of @device's share among @n GPUs: its own where
  * the host has several NUMA nodes, else an even share of the process's
  * CPUs, the GPUs' shares apart (the driver's state of a context then stays
- * in fewer CPUs' caches). */
+ * in fewer CPUs' caches); --bind-cpus K keeps the share's first K. */
 static void
-device_share_cpus (guint device, guint n, cpu_set_t * set)
+device_share_cpus (guint device, guint n, guint keep, cpu_set_t * set)
 {
   cpu_set_t all;
   guint i, k = 0, count, lo, hi;
@@ -233,8 +295,10 @@ device_share_cpus (guint device, guint n, cpu_set_t * set)
   if (sched_getaffinity (0, sizeof (all), &all) != 0)
     CPU_ZERO (&all);
   if (device_local_cpus (device, set, &node) &&
-      CPU_COUNT (set) < CPU_COUNT (&all))
+      CPU_COUNT (set) < CPU_COUNT (&all)) {
+    cpus_keep_first (set, keep);
     return;
+  }
   count = CPU_COUNT (&all);
   lo = device * count / n;
   /* At least one CPU a GPU, where there are fewer CPUs than GPUs. */
@@ -247,6 +311,7 @@ device_share_cpus (guint device, guint n, cpu_set_t * set)
       CPU_SET (i, set);
     k++;
   }
+  cpus_keep_first (set, keep);
 }
 
 typedef struct
@@ -327,7 +392,7 @@ stream_new (const BenchDevices * b, guint device, guint n, gdouble seconds)
   gst_object_unref (pad);
   gst_object_unref (sink);
   if (b->bind) {
-    device_share_cpus (device, n, &s->cpus);
+    device_share_cpus (device, n, b->bind_cpus, &s->cpus);
     src = gst_bin_get_by_name (GST_BIN (s->pipeline), "src");
     pad = gst_element_get_static_pad (src, "src");
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, bind_probe, s, NULL);
@@ -487,6 +552,21 @@ report_stall (void)
 /* Round trips of @b->streams streams over @n devices in this process:
  * aggregate GB/s both ways, CPU per frame, time to the first frame of the
  * last stream, and whether each stream's last frame is the source's. */
+/* The process's threads between @u0 and @u1 (RUSAGE_SELF sums them), a
+ * frame of @frames: where the CPU a frame goes beside the driver's calls
+ * (a sleep and its wake-up cost several µs on a virtual machine). */
+static void
+rusage_result (const struct rusage *u0, const struct rusage *u1,
+    guint64 frames, BenchDevicesResult * r)
+{
+  gdouble n = MAX (frames, 1);
+
+  r->sys_us = ((u1->ru_stime.tv_sec - u0->ru_stime.tv_sec) * 1e6 +
+      (u1->ru_stime.tv_usec - u0->ru_stime.tv_usec)) / n;
+  r->sleeps = (u1->ru_nvcsw - u0->ru_nvcsw) / n;
+  r->preempted = (u1->ru_nivcsw - u0->ru_nivcsw) / n;
+}
+
 static gboolean
 in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     BenchDevicesResult * r)
@@ -537,8 +617,12 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     guint *each0 = g_new0 (guint, b->streams);
     guint *each1 = g_new0 (guint, b->streams);
     Waits w0, w1;
+    struct rusage u0, u1;
+    GHashTable *named0, *named1;
 
     waits_now (streams, b->streams, &w0);
+    named0 = thread_sleeps ();
+    getrusage (RUSAGE_SELF, &u0);
     t0 = now_s ();
     c0 = bench_cpu_seconds ();
     f0 = frames_now (streams, b->streams, each0);
@@ -548,8 +632,14 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     f1 = frames_now (streams, b->streams, each1);
     c1 = bench_cpu_seconds ();
     t1 = now_s ();
+    getrusage (RUSAGE_SELF, &u1);
+    named1 = thread_sleeps ();
+    thread_sleeps_print (named0, named1, f1 - f0);
+    g_hash_table_unref (named0);
+    g_hash_table_unref (named1);
     waits_now (streams, b->streams, &w1);
     waits_result (&w0, &w1, f1 - f0, r);
+    rusage_result (&u0, &u1, f1 - f0, r);
     error = streams_error (streams, b->streams);
     r->frames_per_s = (f1 - f0) / (t1 - t0);
     r->gb_per_s = r->frames_per_s * b->frame_bytes / 1e9;
@@ -679,6 +769,9 @@ print_result (const gchar * what, guint n, guint streams,
         "downloads' own %.3f (%.2f each)\n", "", r->waits, r->questions,
         r->wait_us, r->up_waits, r->up_questions, r->turns, r->down_waits,
         r->down_questions);
+  if (r->fastest > 0)
+    g_print ("%-12s the threads a frame: %.3f sleeps, %.3f preempted, %.1f us "
+        "of the CPU in the kernel\n", "", r->sleeps, r->preempted, r->sys_us);
   g_free (memory);
 }
 

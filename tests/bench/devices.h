@@ -24,6 +24,7 @@ typedef struct
   gdouble seconds;              /* measured time of each part */
   gboolean convert;             /* pinnedconvert to RGBA between */
   gboolean bind;                /* each stream on its GPU's share of CPUs */
+  guint bind_cpus;              /* with bind: that many of the share (0: all) */
   const gchar *props;           /* properties of both copy elements */
   const gchar *self;            /* this program, for the per-process part */
   gsize frame_bytes;            /* moved a frame, both ways (set by the run) */
@@ -46,6 +47,9 @@ typedef struct
    * and the uploads' turns. */
   gdouble waits, questions, wait_us, up_waits, up_questions, down_waits,
       down_questions, turns;
+  /* In the window, a frame: of the CPU in the kernel (us), the threads'
+   * sleeps (voluntary context switches) and preemptions (involuntary). */
+  gdouble sys_us, sleeps, preempted;
 } BenchDevicesResult;
 
 gboolean bench_devices_run (BenchDevices * b);

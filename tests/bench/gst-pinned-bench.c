@@ -314,6 +314,7 @@ static struct
   gint streams;
   gboolean convert;
   gboolean bind_streams;
+  gint bind_cpus;
   gchar *copy_props;
 } opts = {
   NULL, NULL, 3, 600, 150, FALSE, NULL, NULL, NULL, 0, -1, NULL, 0, NULL,
@@ -1224,6 +1225,9 @@ main (int argc, char **argv)
     {"bind-streams", 0, 0, G_OPTION_ARG_NONE, &opts.bind_streams,
         "With --devices: each stream's thread on its GPU's share of the "
           "CPUs (the GPU's own where the host has several NUMA nodes)", NULL},
+    {"bind-cpus", 0, 0, G_OPTION_ARG_INT, &opts.bind_cpus,
+        "With --devices: as --bind-streams, on the first K CPUs of each "
+          "GPU's share", "K"},
     {"copy-props", 0, 0, G_OPTION_ARG_STRING, &opts.copy_props,
         "With --devices: properties of pinnedupload and pinneddownload "
           "(e.g. \"batch=1\")", "PROPS"},
@@ -1290,7 +1294,8 @@ main (int argc, char **argv)
     b.height = c->height;
     b.seconds = opts.duration_ms / 1e3;
     b.convert = opts.convert;
-    b.bind = opts.bind_streams;
+    b.bind = opts.bind_streams || opts.bind_cpus > 0;
+    b.bind_cpus = MAX (opts.bind_cpus, 0);
     b.props = opts.copy_props;
     /* --only: the one-process row alone, for comparing builds. */
     b.self = opts.only ? NULL : argv[0];

@@ -68,7 +68,7 @@
 #                round trips in one process, and with pinnedconvert
 #   devices-profile  where the 64 round trips' CPU goes in one process
 #                (the sampler over their measured seconds only,
-#                SAMPLER_MARKED=1)
+#                SAMPLER_MARKED=1; STREAMS=M for another count)
 #   devices-calls  what the 64 round trips' driver calls cost: each call's
 #                wall time in their measured seconds (callcount,
 #                CALLCOUNT_MARKED=1) against one round trip a GPU; then,
@@ -641,8 +641,8 @@ PY
       SAMPLER_OUT=$OUT/devices-profile.samples SAMPLER_MARKED=1 \
         LD_PRELOAD=$top/build/tests/bench/libpinnedsampler.so \
         LD_LIBRARY_PATH=$libpath timeout 300 build/tests/bench/gst-pinned-bench \
-        --devices "$n" --streams 64 --sizes NV12:1920x1080 --duration-ms 4000 \
-        --only > "$OUT/devices-profile-bench.txt" 2>&1
+        --devices "$n" --streams "${STREAMS:-64}" --sizes NV12:1920x1080 \
+        --duration-ms 4000 --only > "$OUT/devices-profile-bench.txt" 2>&1
       samples=$(ls -S "$OUT"/devices-profile.samples.* 2>/dev/null | head -1)
       if [ -n "$samples" ]; then
         python3 tests/bench/sampler-report.py "$samples" --thread all \
