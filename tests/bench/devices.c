@@ -68,16 +68,15 @@ thread_sleeps (void)
   GHashTable *sleeps = g_hash_table_new_full (g_str_hash, g_str_equal,
       g_free, NULL);
   GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
-  const gchar *task;
+  const gchar *task, *key = "\nvoluntary_ctxt_switches:";
 
   while (dir && (task = g_dir_read_name (dir))) {
     gchar *path = g_strdup_printf ("/proc/self/task/%s/status", task);
     gchar *status = NULL, *name, *line;
 
     if (g_file_get_contents (path, &status, NULL, NULL) &&
-        g_str_has_prefix (status, "Name:") &&
-        (line = strstr (status, "\nvoluntary_ctxt_switches:"))) {
-      guint64 n = g_ascii_strtoull (line + 26, NULL, 10);
+        g_str_has_prefix (status, "Name:") && (line = strstr (status, key))) {
+      guint64 n = g_ascii_strtoull (line + strlen (key), NULL, 10);
 
       name = g_strstrip (g_strndup (status + 5, strcspn (status + 5, "\n")));
       g_strchomp (g_strdelimit (name, "0123456789", ' '));
@@ -269,7 +268,7 @@ concurrent_limit (guint first, guint n, gsize size, guint rotate,
 
 /* ---- round trips in this process --------------------------------------- */
 
-/* The first @keep CPUs of @set (all where @keep is 0 or more). */
+/* Keeps the first @keep CPUs of @set (all of them where @keep is 0). */
 static void
 cpus_keep_first (cpu_set_t * set, guint keep)
 {
@@ -549,9 +548,6 @@ report_stall (void)
   g_free (pid);
 }
 
-/* Round trips of @b->streams streams over @n devices in this process:
- * aggregate GB/s both ways, CPU per frame, time to the first frame of the
- * last stream, and whether each stream's last frame is the source's. */
 /* The process's threads between @u0 and @u1 (RUSAGE_SELF sums them), a
  * frame of @frames: where the CPU a frame goes beside the driver's calls
  * (a sleep and its wake-up cost several µs on a virtual machine). */
@@ -567,6 +563,9 @@ rusage_result (const struct rusage *u0, const struct rusage *u1,
   r->preempted = (u1->ru_nivcsw - u0->ru_nivcsw) / n;
 }
 
+/* Round trips of @b->streams streams over @n devices in this process:
+ * aggregate GB/s both ways, CPU per frame, time to the first frame of the
+ * last stream, and whether each stream's last frame is the source's. */
 static gboolean
 in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     BenchDevicesResult * r)
