@@ -343,16 +343,23 @@ count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-/* The source's first buffer: its streaming thread (the whole stream's, as
- * no queue splits it) goes to the stream's CPUs. */
-static GstPadProbeReturn
-bind_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+/* A streaming thread as it enters its loop (the source's: no queue splits
+ * the stream) goes to the stream's CPUs: the way an application binds its
+ * threads, in its bus's sync handler. */
+static GstBusSyncReply
+bind_on_enter (GstBus * bus, GstMessage * msg, gpointer user_data)
 {
   Stream *s = user_data;
+  GstStreamStatusType type;
+  GstElement *owner;
 
-  if (sched_setaffinity (0, sizeof (s->cpus), &s->cpus) != 0)
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_STREAM_STATUS)
+    return GST_BUS_PASS;
+  gst_message_parse_stream_status (msg, &type, &owner);
+  if (type == GST_STREAM_STATUS_TYPE_ENTER &&
+      sched_setaffinity (0, sizeof (s->cpus), &s->cpus) != 0)
     g_printerr ("devices: cannot bind stream of device %u\n", s->device);
-  return GST_PAD_PROBE_REMOVE;
+  return GST_BUS_PASS;
 }
 
 static gchar *
@@ -377,7 +384,7 @@ stream_new (const BenchDevices * b, guint device, guint n, gdouble seconds)
   Stream *s = g_new0 (Stream, 1);
   gchar *launch = stream_launch (b, device, b->convert, seconds);
   GError *error = NULL;
-  GstElement *sink, *src;
+  GstElement *sink;
   GstPad *pad;
 
   s->device = device;
@@ -391,12 +398,11 @@ stream_new (const BenchDevices * b, guint device, guint n, gdouble seconds)
   gst_object_unref (pad);
   gst_object_unref (sink);
   if (b->bind) {
+    GstBus *bus = gst_element_get_bus (s->pipeline);
+
     device_share_cpus (device, n, b->bind_cpus, &s->cpus);
-    src = gst_bin_get_by_name (GST_BIN (s->pipeline), "src");
-    pad = gst_element_get_static_pad (src, "src");
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, bind_probe, s, NULL);
-    gst_object_unref (pad);
-    gst_object_unref (src);
+    gst_bus_set_sync_handler (bus, bind_on_enter, s, NULL);
+    gst_object_unref (bus);
   }
   return s;
 }
