@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <gio/gio.h>
 #include <gst/gst.h>
@@ -320,6 +321,7 @@ typedef struct
   gboolean bind;
   cpu_set_t cpus;               /* where its streaming thread runs, bound */
   gint frames;                  /* atomic */
+  gint tid;                     /* the thread that carries its frames */
   gdouble first_at;             /* first frame at the sink, s */
   /* After the measured window (atomic): 1 asks the probe for the next
    * frame, which it keeps in @last and says so with 3 (2: taking it). */
@@ -332,8 +334,10 @@ count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Stream *s = user_data;
 
-  if (g_atomic_int_add (&s->frames, 1) == 0)
+  if (g_atomic_int_add (&s->frames, 1) == 0) {
     s->first_at = now_s ();
+    g_atomic_int_set (&s->tid, (gint) syscall (SYS_gettid));
+  }
   /* No lock and no reference a frame while the rate is measured. */
   if (g_atomic_int_get (&s->keep) == 1 &&
       g_atomic_int_compare_and_exchange (&s->keep, 1, 2)) {
@@ -554,6 +558,26 @@ report_stall (void)
   g_free (pid);
 }
 
+/* With --bind-streams: whether the thread that carries each stream's frames
+ * runs on that stream's CPUs (bound as it entered its loop). */
+static gboolean
+streams_bound (Stream ** streams, guint n)
+{
+  guint i, off = 0;
+
+  for (i = 0; i < n; i++) {
+    cpu_set_t now;
+    gint tid = g_atomic_int_get (&streams[i]->tid);
+
+    if (tid == 0 || sched_getaffinity (tid, sizeof (now), &now) != 0 ||
+        !CPU_EQUAL (&now, &streams[i]->cpus))
+      off++;
+  }
+  if (off)
+    g_print ("devices: %u of %u streams' threads not on their CPUs\n", off, n);
+  return off == 0;
+}
+
 /* The process's threads between @u0 and @u1 (RUSAGE_SELF sums them), a
  * frame of @frames: where the CPU a frame goes beside the driver's calls
  * (a sleep and its wake-up cost several µs on a virtual machine). */
@@ -646,6 +670,8 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
     waits_result (&w0, &w1, f1 - f0, r);
     rusage_result (&u0, &u1, f1 - f0, r);
     error = streams_error (streams, b->streams);
+    if (error == NULL && b->bind && !streams_bound (streams, b->streams))
+      error = g_strdup ("streams not bound");
     r->frames_per_s = (f1 - f0) / (t1 - t0);
     r->gb_per_s = r->frames_per_s * b->frame_bytes / 1e9;
     r->cpu_us = (c1 - c0) / MAX (f1 - f0, 1) * 1e6;
