@@ -8,7 +8,8 @@
  */
 
 /* What the benchmark's parts share: a CUDA call that must succeed, the
- * process's CPU time, and the window a sampler preloaded into it keeps. */
+ * process's CPU time, its threads' files, and the window a sampler
+ * preloaded into it keeps. */
 
 #pragma once
 
@@ -33,6 +34,28 @@ bench_cpu_seconds (void)
   getrusage (RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Calls @each with the id of each thread of the process and the text of
+ * its /proc/self/task/ID/@file. */
+static inline void
+bench_each_thread (const gchar * file, void (*each) (const gchar * tid,
+        gchar * text, gpointer data), gpointer data)
+{
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *tid;
+
+  while (dir && (tid = g_dir_read_name (dir))) {
+    gchar *path = g_strdup_printf ("/proc/self/task/%s/%s", tid, file);
+    gchar *text = NULL;
+
+    if (g_file_get_contents (path, &text, NULL, NULL))
+      each (tid, text, data);
+    g_free (text);
+    g_free (path);
+  }
+  if (dir)
+    g_dir_close (dir);
 }
 
 /* Opens or closes the window of samples that tests/bench/sampler.c keeps

@@ -61,34 +61,33 @@ resident_mib (void)
   return kib / 1024;
 }
 
+/* A thread's status: its voluntary context switches added to its name's
+ * (less trailing digits) in @data. */
+static void
+add_thread_sleeps (const gchar * tid, gchar * status, gpointer data)
+{
+  const gchar *key = "\nvoluntary_ctxt_switches:";
+  gchar *name, *line;
+  guint64 n;
+
+  if (!g_str_has_prefix (status, "Name:") || !(line = strstr (status, key)))
+    return;
+  n = g_ascii_strtoull (line + strlen (key), NULL, 10);
+  name = g_strstrip (g_strndup (status + 5, strcspn (status + 5, "\n")));
+  g_strchomp (g_strdelimit (name, "0123456789", ' '));
+  n += GPOINTER_TO_SIZE (g_hash_table_lookup (data, name));
+  g_hash_table_replace (data, name, GSIZE_TO_POINTER (n));
+}
+
 /* The voluntary context switches (sleeps) of the process's threads now,
- * summed by thread name less its trailing digits: which threads sleep. */
+ * summed by thread name: which threads sleep. */
 static GHashTable *
 thread_sleeps (void)
 {
   GHashTable *sleeps = g_hash_table_new_full (g_str_hash, g_str_equal,
       g_free, NULL);
-  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
-  const gchar *task, *key = "\nvoluntary_ctxt_switches:";
 
-  while (dir && (task = g_dir_read_name (dir))) {
-    gchar *path = g_strdup_printf ("/proc/self/task/%s/status", task);
-    gchar *status = NULL, *name, *line;
-
-    if (g_file_get_contents (path, &status, NULL, NULL) &&
-        g_str_has_prefix (status, "Name:") && (line = strstr (status, key))) {
-      guint64 n = g_ascii_strtoull (line + strlen (key), NULL, 10);
-
-      name = g_strstrip (g_strndup (status + 5, strcspn (status + 5, "\n")));
-      g_strchomp (g_strdelimit (name, "0123456789", ' '));
-      n += GPOINTER_TO_SIZE (g_hash_table_lookup (sleeps, name));
-      g_hash_table_replace (sleeps, name, GSIZE_TO_POINTER (n));
-    }
-    g_free (status);
-    g_free (path);
-  }
-  if (dir)
-    g_dir_close (dir);
+  bench_each_thread ("status", add_thread_sleeps, sleeps);
   return sleeps;
 }
 

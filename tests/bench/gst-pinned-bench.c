@@ -347,40 +347,35 @@ codec_of (const gchar * name)
   return NULL;
 }
 
+/* A thread's stat: tid -> "name ticks" in @data. */
+static void
+add_thread_ticks (const gchar * tid, gchar * stat, gpointer data)
+{
+  gchar *name, *end, **f;
+
+  if (!(name = strchr (stat, '(')) || !(end = strrchr (stat, ')')))
+    return;
+  *end = '\0';
+  /* After ") ": state, ppid, ... utime is field 14, stime 15. */
+  f = g_strsplit (end + 2, " ", 16);
+  if (g_strv_length (f) >= 14)
+    g_hash_table_insert (data, g_strdup (tid), g_strdup_printf ("%s %"
+            G_GINT64_FORMAT, name + 1, g_ascii_strtoll (f[11], NULL, 10)
+            + g_ascii_strtoll (f[12], NULL, 10)));
+  g_strfreev (f);
+}
+
 /* CPU ticks of each thread of the process, tid -> "name ticks", for
  * BENCH_THREADS=1: which thread spends the CPU time of a row. */
 static GHashTable *
 thread_ticks (void)
 {
   GHashTable *t;
-  GDir *dir;
-  const gchar *tid;
 
   if (!g_getenv ("BENCH_THREADS"))
     return NULL;
   t = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  dir = g_dir_open ("/proc/self/task", 0, NULL);
-  while (dir && (tid = g_dir_read_name (dir))) {
-    gchar *path = g_strdup_printf ("/proc/self/task/%s/stat", tid);
-    gchar *stat = NULL, *name, *end;
-    gchar **f;
-
-    if (g_file_get_contents (path, &stat, NULL, NULL) &&
-        (name = strchr (stat, '(')) && (end = strrchr (stat, ')'))) {
-      *end = '\0';
-      /* After ") ": state, ppid, ... utime is field 14, stime 15. */
-      f = g_strsplit (end + 2, " ", 16);
-      if (g_strv_length (f) >= 14)
-        g_hash_table_insert (t, g_strdup (tid), g_strdup_printf ("%s %"
-                G_GINT64_FORMAT, name + 1, g_ascii_strtoll (f[11], NULL, 10)
-                + g_ascii_strtoll (f[12], NULL, 10)));
-      g_strfreev (f);
-    }
-    g_free (stat);
-    g_free (path);
-  }
-  if (dir)
-    g_dir_close (dir);
+  bench_each_thread ("stat", add_thread_ticks, t);
   return t;
 }
 
