@@ -781,7 +781,7 @@ gboolean
 gst_pinned_memory_ends_block (GstPinnedMemory * mem)
 {
   GstMemory *owner = GST_MEMORY_CAST (fence_owner (mem));
-  GstMemory *block = ((GstPinnedMemoryImpl *) owner)->block;
+  GstMemory *block = gst_pinned_memory_get_block (mem);
 
   return block != NULL &&
       (guint8 *) ((GstPinnedMemory *) owner)->data +

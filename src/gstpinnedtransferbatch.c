@@ -113,6 +113,7 @@ buffer_block (GstBuffer * buffer)
       gst_buffer_peek_memory (buffer, 0));
 }
 
+/* Whether @buffer's one memory is the last piece of its block. */
 static gboolean
 buffer_ends_block (GstBuffer * buffer)
 {

@@ -317,7 +317,6 @@ typedef struct
 {
   GstElement *pipeline;
   guint device;
-  gboolean bind;
   cpu_set_t cpus;               /* where its streaming thread runs, bound */
   gint frames;                  /* atomic */
   gint tid;                     /* the thread that carries its frames */
@@ -615,7 +614,7 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
   for (i = 0; i < b->streams; i++) {
     streams[i] = stream_new (b, i % n, n, run);
     if (b->bind && i < n)
-      g_print ("devices: streams of GPU %u bound to %d CPUs\n", i,
+      g_print ("devices: streams of GPU %u to be bound to %d CPUs\n", i,
           CPU_COUNT (&streams[i]->cpus));
     gst_element_set_state (streams[i]->pipeline, GST_STATE_PLAYING);
   }
