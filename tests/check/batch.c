@@ -20,17 +20,17 @@
 
 #define DELAY_MS pinned_test_ms (300)
 
-/* Upload and download with batches of 4 that wait up to @timeout_us for
- * their last frame, from and to system memory; the harness offers its
+/* Upload and download with batches of @batch that wait up to @timeout_us
+ * for their last frame, from and to system memory; the harness offers its
  * buffers from the upload's page-locked pool. @download_pool: the
  * download's pool-size (0: its default). */
 static GstHarness *
 new_pair_pooled (GstVideoInfo * info, const gchar * format, gint width,
-    gint height, guint timeout_us, guint download_pool)
+    gint height, guint timeout_us, guint download_pool, guint batch)
 {
-  gchar *launch = g_strdup_printf ("pinnedupload batch=4 batch-timeout=%u ! "
-      "pinneddownload batch=4 batch-timeout=%u pool-size=%u", timeout_us,
-      timeout_us, download_pool ? download_pool : 4);
+  gchar *launch = g_strdup_printf ("pinnedupload batch=%u batch-timeout=%u ! "
+      "pinneddownload batch=%u batch-timeout=%u pool-size=%u", batch,
+      timeout_us, batch, timeout_us, download_pool ? download_pool : 4);
   GstHarness *h = gst_harness_new_parse (launch);
   gchar *caps;
 
@@ -48,7 +48,7 @@ static GstHarness *
 new_pair_full (GstVideoInfo * info, const gchar * format, gint width,
     gint height, guint timeout_us)
 {
-  return new_pair_pooled (info, format, width, height, timeout_us, 0);
+  return new_pair_pooled (info, format, width, height, timeout_us, 0, 4);
 }
 
 /* A second's timeout: the tests see what a batch holds before it. */
@@ -265,17 +265,20 @@ GST_END_TEST;
  * download pool of ten against sixteen device frames, the download's
  * batches end there too (seven batches for 24 frames, each one copy). The
  * control: 66x50 frames (4950 bytes) leave gaps between the pieces, four
- * copies a batch. Every frame bit-exact; frames pushed one at a time,
- * each output taken as it comes. */
+ * copies a batch. Batches of sixteen (pools of 32): sixteen frames a
+ * copy. Every frame bit-exact; frames pushed one at a time, each output
+ * taken as it comes. */
 GST_START_TEST (test_batch_adjacent_frames_one_copy)
 {
   const struct
   {
     gint width, height;
-    guint download_pool;
+    guint download_pool, batch;
     guint64 calls, copies;
   } cases[] = {
-    {64, 48, 0, 12, 12}, {64, 48, 10, 13, 13}, {66, 50, 0, 12, 48}
+    {64, 48, 0, 4, 12, 12}, {64, 48, 10, 4, 13, 13}, {66, 50, 0, 4, 12, 48},
+    /* The largest batch: many streams a GPU's (docs/guide.md). */
+    {64, 48, 0, 16, 12, 12}
   };
   guint k, i;
 
@@ -285,7 +288,8 @@ GST_START_TEST (test_batch_adjacent_frames_one_copy)
   for (k = 0; k < G_N_ELEMENTS (cases); k++) {
     GstVideoInfo info;
     GstHarness *h = new_pair_pooled (&info, "NV12", cases[k].width,
-        cases[k].height, G_USEC_PER_SEC, cases[k].download_pool);
+        cases[k].height, G_USEC_PER_SEC, cases[k].download_pool,
+        cases[k].batch);
     guint64 calls, copies, plain;
     GQueue waiting = G_QUEUE_INIT;
     GstBuffer *out;
@@ -293,7 +297,8 @@ GST_START_TEST (test_batch_adjacent_frames_one_copy)
     calls = pinned_test_call_count ("cudaMemcpyBatchAsync");
     copies = pinned_test_call_count ("cudaMemcpyBatchAsync:copy");
     plain = pinned_test_call_count ("cudaMemcpyAsync");
-    for (i = 0; i < 24; i++) {
+    /* Six batches each way. */
+    for (i = 0; i < 6 * cases[k].batch; i++) {
       GstBuffer *in = new_frame (h, &info, 1 + i);
 
       g_queue_push_tail (&waiting, in);
