@@ -69,6 +69,11 @@
 #   devices-profile  where the 64 round trips' CPU goes in one process
 #                (the sampler over their measured seconds only,
 #                SAMPLER_MARKED=1; STREAMS=M for another count)
+#   devices-batch  the 64 round trips in one process with larger
+#                batches (batch=8, 16 on both copy elements) and each
+#                GPU's streams bound to one CPU (--bind-cpus 1), each way
+#                in turn with the default, $ROUNDS rounds (2); SIZES=
+#                FMT:WxH for another frame size
 #   devices-calls  what the 64 round trips' driver calls cost: each call's
 #                wall time in their measured seconds (callcount,
 #                CALLCOUNT_MARKED=1) against one round trip a GPU; then,
@@ -655,6 +660,28 @@ PY
       else
         summary+=("devices-profile: no samples")
       fi
+      ;;
+    devices-batch)
+      n=${DEVICES:-$(nvidia-smi -L | grep -c '^GPU')}
+      export GST_PLUGIN_PATH_1_0=$top/build/gst
+      : > "$OUT/devices-batch.txt"
+      for round in $(seq "${ROUNDS:-2}"); do
+        for way in default batch=8 "batch=8 bind" bind batch=16 \
+            "batch=16 bind"; do
+          args=()
+          case "$way" in batch=*) args+=(--copy-props "${way%% *}") ;; esac
+          case "$way" in *bind) args+=(--bind-cpus 1) ;; esac
+          echo "## $way" >> "$OUT/devices-batch.txt"
+          # Sixteen a batch page-locks 12 GiB at start (10 s or more).
+          LD_LIBRARY_PATH=$libpath timeout 150 build/tests/bench/gst-pinned-bench \
+            --devices "$n" --streams 64 --sizes "${SIZES:-NV12:1920x1080}" \
+            --duration-ms 3000 --only "${args[@]}" 2>&1 |
+            grep -A4 "^one-process" | grep -v "a stream:" \
+            >> "$OUT/devices-batch.txt"
+        done
+      done
+      cat "$OUT/devices-batch.txt"
+      summary+=("devices-batch: $(grep -c "^one-process" "$OUT/devices-batch.txt") rows (devices-batch.txt)")
       ;;
     devices-calls)
       n=${DEVICES:-$(nvidia-smi -L | grep -c '^GPU')}
