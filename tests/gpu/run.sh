@@ -672,7 +672,7 @@ PY
           case "$way" in batch=*) args+=(--copy-props "${way%% *}") ;; esac
           case "$way" in *bind) args+=(--bind-cpus 1) ;; esac
           echo "## $way" >> "$OUT/devices-batch.txt"
-          # Sixteen a batch page-locks 12 GiB at start (10 s or more).
+          # Batches of sixteen page-lock 12 GiB at 1080p as they start.
           LD_LIBRARY_PATH=$libpath timeout 150 build/tests/bench/gst-pinned-bench \
             --devices "$n" --streams 64 --sizes "${SIZES:-NV12:1920x1080}" \
             --duration-ms 3000 --only "${args[@]}" 2>&1 |
