@@ -326,6 +326,52 @@ GST_START_TEST (test_batch_adjacent_frames_one_copy)
 
 GST_END_TEST;
 
+/* A batch joins a copy into the one before only where its destination
+ * continues too. An output held downstream leaves a gap in its pool's
+ * order: later batches of the download find their sources (the device
+ * pool's pieces) adjacent but their destinations not. A join across the
+ * gap would write the next frame into the held buffer: every frame
+ * bit-exact, the held one last. */
+GST_START_TEST (test_batch_join_skips_held_buffer)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_pair_pooled (&info, "NV12", 64, 48, G_USEC_PER_SEC, 0,
+      4);
+  GQueue waiting = G_QUEUE_INIT;
+  GstBuffer *held = NULL, *held_in = NULL, *out;
+  guint i;
+
+  for (i = 0; i < 40; i++) {
+    GstBuffer *in = new_frame (h, &info, 1 + i);
+
+    g_queue_push_tail (&waiting, in);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    while ((out = gst_harness_try_pull (h))) {
+      in = g_queue_pop_head (&waiting);
+      fail_unless (pinned_test_frames_equal (in, out, &info),
+          "frame %u differs", (guint) (GST_BUFFER_PTS (in) / GST_MSECOND));
+      if (held == NULL && GST_BUFFER_PTS (in) == 3 * GST_MSECOND) {
+        held = out;
+        held_in = in;
+        continue;
+      }
+      gst_buffer_unref (out);
+      gst_buffer_unref (in);
+    }
+  }
+  fail_unless (g_queue_is_empty (&waiting), "%u frames held",
+      g_queue_get_length (&waiting));
+  fail_unless (held != NULL);
+  fail_unless (pinned_test_frames_equal (held_in, held, &info),
+      "the held output was written over");
+  gst_buffer_unref (held);
+  gst_buffer_unref (held_in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* The batch's one fence guards each of its frames: pushed before the copy
  * ran, every output's map waits for it, and every input stays busy (its
  * pool does not hand it out for writing) until then. */
@@ -943,6 +989,7 @@ batch_suite (void)
   tcase_add_test (tc, test_batch_dropped_on_flush);
   tcase_add_test (tc, test_batch_one_call_one_wait);
   tcase_add_test (tc, test_batch_adjacent_frames_one_copy);
+  tcase_add_test (tc, test_batch_join_skips_held_buffer);
   tcase_add_test (tc, test_batch_fence_guards_every_frame);
   tcase_add_test (tc, test_batch_device_reuse_is_stream_ordered);
   tcase_add_test (tc, test_batch_pools_hold_two);
