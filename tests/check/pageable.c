@@ -573,8 +573,18 @@ GST_END_TEST;
  * stop). A download staged on eight threads hands each worker a task
  * that pushes the context first, and the caller copies what the workers
  * have not taken: tasks may still be queued when the download returns.
- * After the flush, no context is pushed any more (counted by the driver
- * stand-in; fake only). */
+ * Threads that keep every CPU busy meanwhile make the workers start late,
+ * which opens that window. After the flush, no context is pushed any more
+ * (counted by the driver stand-in; fake only). */
+static gint spinning;
+
+static gpointer
+spin (gpointer data)
+{
+  while (g_atomic_int_get (&spinning));
+  return NULL;
+}
+
 GST_START_TEST (test_staging_workers_done_when_flush_returns)
 {
   gpointer driver = NULL;
@@ -582,7 +592,8 @@ GST_START_TEST (test_staging_workers_done_when_flush_returns)
   PinnedTestDevice d;
   GstVideoInfo info;
   GstBuffer *host, *dev, *dst;
-  guint round;
+  guint round, i, n_spinners = 2 * g_get_num_processors ();
+  GThread **spinners;
 
   if (pinned_test_is_fake ())
     driver = dlopen ("libcuda.so.1", RTLD_LAZY);
@@ -604,6 +615,10 @@ GST_START_TEST (test_staging_workers_done_when_flush_returns)
           NULL));
   dst = gst_buffer_new_allocate (NULL, info.size, NULL);
 
+  g_atomic_int_set (&spinning, 1);
+  spinners = g_new (GThread *, n_spinners);
+  for (i = 0; i < n_spinners; i++)
+    spinners[i] = g_thread_new ("spin", spin, NULL);
   for (round = 0; round < 20; round++) {
     GstPinnedPageable *pageable = gst_pinned_pageable_new (d.ctx);
     guint64 pushes;
@@ -619,6 +634,10 @@ GST_START_TEST (test_staging_workers_done_when_flush_returns)
         "staging worker pushed the context after the flush returned", round);
     gst_object_unref (pageable);
   }
+  g_atomic_int_set (&spinning, 0);
+  for (i = 0; i < n_spinners; i++)
+    g_thread_join (spinners[i]);
+  g_free (spinners);
   fail_unless (pinned_test_frames_equal (host, dst, &info));
 
   gst_buffer_unref (dst);
