@@ -556,8 +556,9 @@ report_stall (void)
   g_free (pid);
 }
 
-/* With --bind-streams: whether the thread that carries each stream's frames
- * runs on that stream's CPUs (bound as it entered its loop). */
+/* With --bind-streams or --bind-cpus: whether the thread that carries each
+ * stream's frames runs on that stream's CPUs (bound as it entered its
+ * loop). */
 static gboolean
 streams_bound (Stream ** streams, guint n)
 {

@@ -103,6 +103,36 @@ pull_and_check (GstHarness * h, const GstVideoInfo * info, GstBuffer ** in,
   }
 }
 
+/* Pushes frame @seed (kept in @waiting) and takes every output that has
+ * come, each bit-exact to the oldest frame waiting. The output of frame
+ * @keep and its input go to @kept (output, input) instead of being
+ * dropped; @keep 0: none. */
+static void
+push_one_take_ready (GstHarness * h, const GstVideoInfo * info, guint seed,
+    GQueue * waiting, guint keep, GstBuffer ** kept)
+{
+  GstBuffer *in = new_frame (h, info, seed), *out;
+
+  g_queue_push_tail (waiting, in);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  while ((out = gst_harness_try_pull (h))) {
+    guint frame;
+
+    in = g_queue_pop_head (waiting);
+    frame = GST_BUFFER_PTS (in) / GST_MSECOND;
+    fail_unless (pinned_test_frames_equal (in, out, info),
+        "frame %u differs", frame);
+    if (keep != 0 && frame == keep) {
+      kept[0] = out;
+      kept[1] = in;
+      continue;
+    }
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+}
+
 static guint64
 stat_of (GstHarness * h, const gchar * factory, const gchar * field)
 {
@@ -292,26 +322,13 @@ GST_START_TEST (test_batch_adjacent_frames_one_copy)
         cases[k].batch);
     guint64 calls, copies, plain;
     GQueue waiting = G_QUEUE_INIT;
-    GstBuffer *out;
 
     calls = pinned_test_call_count ("cudaMemcpyBatchAsync");
     copies = pinned_test_call_count ("cudaMemcpyBatchAsync:copy");
     plain = pinned_test_call_count ("cudaMemcpyAsync");
     /* Six batches each way. */
-    for (i = 0; i < 6 * cases[k].batch; i++) {
-      GstBuffer *in = new_frame (h, &info, 1 + i);
-
-      g_queue_push_tail (&waiting, in);
-      fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
-          GST_FLOW_OK);
-      while ((out = gst_harness_try_pull (h))) {
-        in = g_queue_pop_head (&waiting);
-        fail_unless (pinned_test_frames_equal (in, out, &info),
-            "case %u: frame %u differs", k, (guint) GST_BUFFER_PTS (in));
-        gst_buffer_unref (out);
-        gst_buffer_unref (in);
-      }
-    }
+    for (i = 0; i < 6 * cases[k].batch; i++)
+      push_one_take_ready (h, &info, 1 + i, &waiting, 0, NULL);
     fail_unless (g_queue_is_empty (&waiting), "case %u: %u frames held", k,
         g_queue_get_length (&waiting));
     fail_unless_equals_uint64 (pinned_test_call_count ("cudaMemcpyBatchAsync")
@@ -338,35 +355,18 @@ GST_START_TEST (test_batch_join_skips_held_buffer)
   GstHarness *h = new_pair_pooled (&info, "NV12", 64, 48, G_USEC_PER_SEC, 0,
       4);
   GQueue waiting = G_QUEUE_INIT;
-  GstBuffer *held = NULL, *held_in = NULL, *out;
+  GstBuffer *held[2] = { NULL, NULL };
   guint i;
 
-  for (i = 0; i < 40; i++) {
-    GstBuffer *in = new_frame (h, &info, 1 + i);
-
-    g_queue_push_tail (&waiting, in);
-    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
-        GST_FLOW_OK);
-    while ((out = gst_harness_try_pull (h))) {
-      in = g_queue_pop_head (&waiting);
-      fail_unless (pinned_test_frames_equal (in, out, &info),
-          "frame %u differs", (guint) (GST_BUFFER_PTS (in) / GST_MSECOND));
-      if (held == NULL && GST_BUFFER_PTS (in) == 3 * GST_MSECOND) {
-        held = out;
-        held_in = in;
-        continue;
-      }
-      gst_buffer_unref (out);
-      gst_buffer_unref (in);
-    }
-  }
+  for (i = 0; i < 40; i++)
+    push_one_take_ready (h, &info, 1 + i, &waiting, 3, held);
   fail_unless (g_queue_is_empty (&waiting), "%u frames held",
       g_queue_get_length (&waiting));
-  fail_unless (held != NULL);
-  fail_unless (pinned_test_frames_equal (held_in, held, &info),
+  fail_unless (held[0] != NULL);
+  fail_unless (pinned_test_frames_equal (held[1], held[0], &info),
       "the held output was written over");
-  gst_buffer_unref (held);
-  gst_buffer_unref (held_in);
+  gst_buffer_unref (held[0]);
+  gst_buffer_unref (held[1]);
   gst_harness_teardown (h);
 }
 
