@@ -73,7 +73,6 @@ def run(fmt, width, height, upload, seconds):
     # stream arrives: no Python on the streaming thread, whose GIL waits
     # would set the pace of every way alike.
     pushes = []
-    done = threading.Event()
 
     def push():
         n = 0
@@ -89,7 +88,6 @@ def run(fmt, width, height, upload, seconds):
             pushes.append(time.perf_counter())
             n += 1
         src.end_of_stream()
-        done.set()
 
     cpu0 = time.process_time()
     pipeline.set_state(Gst.State.PLAYING)
