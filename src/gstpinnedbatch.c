@@ -109,6 +109,7 @@ gst_pinned_batch_flush (GstPinnedBatch * batch, GstPinnedStream * stream,
       &report.end);
   ok = gst_pinned_transfer_batch_flush (batch->pending, stream, &report, error);
   gst_pinned_stats_timer_end (stats, timed && ok, frames);
+  GST_PINNED_STAT_ADD (stats->batch_calls, report.batch_calls);
 
   __atomic_store_n (&batch->held_since, 0, __ATOMIC_SEQ_CST);
   while ((buf = g_queue_pop_head (&batch->held))) {

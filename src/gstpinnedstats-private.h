@@ -48,6 +48,7 @@ typedef struct
   guint64 host_wait_questions;
   guint64 host_wait_ns;
   guint64 turns;
+  guint64 batch_calls;
   guint64 gpu_samples;
   guint64 gpu_ns;
   GstPinnedGpuTimer timer;

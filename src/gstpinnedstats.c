@@ -204,6 +204,7 @@ gst_pinned_stats_reset (GstPinnedStats * stats)
   STAT_SET_ZERO (stats->host_wait_questions);
   STAT_SET_ZERO (stats->host_wait_ns);
   STAT_SET_ZERO (stats->turns);
+  STAT_SET_ZERO (stats->batch_calls);
   STAT_SET_ZERO (stats->gpu_samples);
   STAT_SET_ZERO (stats->gpu_ns);
   g_mutex_lock (&stats->timer.lock);
@@ -270,6 +271,7 @@ gst_pinned_stats_to_structure (GstPinnedStats * stats,
       STAT_GET (stats->host_wait_questions),
       "host-wait-time", G_TYPE_UINT64, STAT_GET (stats->host_wait_ns),
       "turns", G_TYPE_UINT64, STAT_GET (stats->turns),
+      "batch-calls", G_TYPE_UINT64, STAT_GET (stats->batch_calls),
       "pageable-buffers", G_TYPE_UINT64, STAT_GET (stats->pageable_buffers),
       "locked", G_TYPE_UINT64,
       STAT_GET (stats->paths[GST_PINNED_PATH_LOCKED]),

@@ -32,6 +32,8 @@ typedef struct
    * 0). */
   guint64 bytes;
   guint paths[GST_PINNED_PATH_LAST];
+  /* Out: cudaMemcpyBatchAsync calls (a batch, where the runtime has it) */
+  guint batch_calls;
 } GstPinnedTransferReport;
 
 /* gst_pinned_transfer_video_frame_full(), filling @report. */

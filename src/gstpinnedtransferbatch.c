@@ -19,11 +19,41 @@
 #include "config.h"
 #endif
 
+#include <dlfcn.h>
+
 #include "gstpinnedmemory-private.h"
 #include "gstpinnedtransferstate-private.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 
 #define GST_CAT_DEFAULT gst_pinned_transfer_debug
+
+/* cudaMemcpyAttributes as CUDA 12.8 and 13 lay it out, for the headers of
+ * the toolkits before 12.8 that lack it. */
+typedef struct
+{
+  gint src_access_order;        /* enum cudaMemcpySrcAccessOrder */
+  struct cudaMemLocation src_loc_hint;
+  struct cudaMemLocation dst_loc_hint;
+  guint flags;
+} BatchAttributes;
+
+/* cudaMemcpySrcAccessOrderStream */
+#define SRC_ACCESS_ORDER_STREAM 1
+
+/* cudaMemcpyBatchAsync of CUDA 13, and of 12.8 and 12.9 with failIdx. */
+typedef cudaError_t (*BatchCall) (void *const *dsts, const void *const *srcs,
+    const size_t *sizes, size_t count, BatchAttributes * attrs,
+    size_t *attrs_idxs, size_t n_attrs, cudaStream_t stream);
+typedef cudaError_t (*BatchCall12) (void *const *dsts,
+    const void *const *srcs, const size_t *sizes, size_t count,
+    BatchAttributes * attrs, size_t *attrs_idxs, size_t n_attrs,
+    size_t *fail_idx, cudaStream_t stream);
+
+typedef struct
+{
+  BatchCall call;
+  BatchCall12 call12;
+} BatchApi;
 
 /* One copy of a batch. */
 typedef struct
@@ -214,6 +244,90 @@ gst_pinned_transfer_batch_add (GstPinnedTransferBatch * batch,
   return ok;
 }
 
+/* The batch call of the running runtime. A CUDA 13 build runs on
+ * libcudart.so.13, which has it; a CUDA 12 build on any libcudart.so.12,
+ * of which 12.8 and later have it with a failIdx that 13.0 dropped: looked
+ * up there, so that one build runs on every CUDA 12 runtime. Without it a
+ * batch goes as single copies, still under one fence. */
+static const BatchApi *
+batch_api (void)
+{
+  static BatchApi api;
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    int version = 0;
+
+    gst_pinned_cuda_result (cudaRuntimeGetVersion (&version), NULL);
+#if CUDART_VERSION >= 13000
+    /* Linked, not looked up: tools that interpose the runtime see it. */
+    if (version >= 13000)
+      api.call = (BatchCall) (gpointer) cudaMemcpyBatchAsync;
+#else
+    if (version >= 12080) {
+      gchar *soname = g_strdup_printf ("libcudart.so.%d",
+          CUDART_VERSION / 1000);
+      gpointer runtime = dlopen (soname, RTLD_LAZY | RTLD_NOLOAD);
+
+      if (runtime != NULL) {
+        api.call12 = (BatchCall12) dlsym (runtime, "cudaMemcpyBatchAsync");
+        dlclose (runtime);
+      }
+      g_free (soname);
+    }
+#endif
+    GST_INFO ("CUDA runtime %d.%d: %s", version / 1000, version % 1000 / 10,
+        api.call || api.call12 ? "batched copies" :
+        "no batched copies, a batch goes as single copies");
+    g_once_init_leave (&once, 1);
+  }
+  return &api;
+}
+
+/* The copies of a batch in stream order, after the waits enqueued for
+ * each frame: one call where the runtime has it, counted in
+ * @batch_calls. */
+static gboolean
+copy_batch (GstPinnedTransferBatch * batch, guint n, cudaStream_t handle,
+    guint * batch_calls, GError ** error)
+{
+  const BatchApi *api = batch_api ();
+  gpointer *dsts;
+  gconstpointer *srcs;
+  gsize *sizes;
+  BatchAttributes attr = { SRC_ACCESS_ORDER_STREAM, };
+  gsize attr_index = 0, fail_index = 0;
+  gboolean ok = TRUE;
+  guint i;
+
+  if (api->call == NULL && api->call12 == NULL) {
+    for (i = 0; ok && i < n; i++) {
+      BatchCopy *c = &g_array_index (batch->copies, BatchCopy, i);
+
+      ok = gst_pinned_cuda_result (cudaMemcpyAsync (c->dst, c->src, c->len,
+              c->kind, handle), error);
+    }
+    return ok;
+  }
+
+  dsts = g_newa (gpointer, n);
+  srcs = g_newa (gconstpointer, n);
+  sizes = g_newa (gsize, n);
+  for (i = 0; i < n; i++) {
+    BatchCopy *c = &g_array_index (batch->copies, BatchCopy, i);
+
+    dsts[i] = c->dst;
+    srcs[i] = c->src;
+    sizes[i] = c->len;
+  }
+  *batch_calls += 1;
+  if (api->call != NULL)
+    return gst_pinned_cuda_result (api->call (dsts, srcs, sizes, n, &attr,
+            &attr_index, 1, handle), error);
+  return gst_pinned_cuda_result (api->call12 (dsts, srcs, sizes, n, &attr,
+          &attr_index, 1, &fail_index, handle), error);
+}
+
 gboolean
 gst_pinned_transfer_batch_flush (GstPinnedTransferBatch * batch,
     GstPinnedStream * stream, GstPinnedTransferReport * report, GError ** error)
@@ -221,7 +335,7 @@ gst_pinned_transfer_batch_flush (GstPinnedTransferBatch * batch,
   GstPinnedContext *context;
   cudaStream_t handle;
   GstPinnedFence *fence = NULL;
-  guint i, n;
+  guint i, n, batch_calls = 0;
   gboolean ok = TRUE;
 
   if (batch->dsts->len == 0)
@@ -239,27 +353,11 @@ gst_pinned_transfer_batch_flush (GstPinnedTransferBatch * batch,
     ok = gst_pinned_cuda_result (cudaEventRecord (report->start, handle),
         error);
 
-  /* One copy too: at 64 streams a batch call of one joined copy took 10 us
-   * in the driver, cudaMemcpyAsync of the same bytes 12. */
-  if (ok && n > 0) {
-    gpointer *dsts = g_newa (gpointer, n);
-    gconstpointer *srcs = g_newa (gconstpointer, n);
-    gsize *sizes = g_newa (gsize, n);
-    struct cudaMemcpyAttributes attr = { 0, };
-    gsize attr_index = 0;
-
-    for (i = 0; i < n; i++) {
-      BatchCopy *c = &g_array_index (batch->copies, BatchCopy, i);
-
-      dsts[i] = c->dst;
-      srcs[i] = c->src;
-      sizes[i] = c->len;
-    }
-    /* In stream order, after the waits enqueued for each frame. */
-    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-    ok = gst_pinned_cuda_result (cudaMemcpyBatchAsync (dsts, srcs, sizes, n,
-            &attr, &attr_index, 1, handle), error);
-  }
+  /* One copy too: the driver takes a batch call of one joined copy faster
+   * than cudaMemcpyAsync of the same bytes. */
+  if (ok && n > 0)
+    ok = copy_batch (batch, n, handle, report ? &report->batch_calls :
+        &batch_calls, error);
 
   if (ok && report && report->end)
     ok = gst_pinned_cuda_result (cudaEventRecord (report->end, handle), error);
