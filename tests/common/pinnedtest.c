@@ -216,6 +216,14 @@ pinned_test_thread_call_count (void)
   return func ? func () : 0;
 }
 
+gboolean
+pinned_test_batched_copies (void)
+{
+  int version = 0;
+
+  return cudaRuntimeGetVersion (&version) == cudaSuccess && version >= 12080;
+}
+
 guint64
 pinned_test_call_count (const gchar * function)
 {

@@ -52,6 +52,11 @@ gboolean  pinned_test_fail            (const gchar * function, guint skip,
 gboolean  pinned_test_fail_async      (const gchar * function, guint skip,
                                        guint count, gint cuda_error);
 
+/* Whether the CUDA runtime has cudaMemcpyBatchAsync (12.8 and later; the
+ * stand-in is told otherwise by FAKECUDA_RUNTIME_VERSION): where it has
+ * not, a batch's copies go as cudaMemcpyAsync calls. */
+gboolean  pinned_test_batched_copies  (void);
+
 /* Fake only: calls of @function so far (0 on a GPU). */
 guint64   pinned_test_call_count      (const gchar * function);
 
@@ -143,8 +148,6 @@ GstCaps  *pinned_test_device_caps     (const GstVideoInfo * info);
 GstPinnedBaseTransform *pinned_test_get_transform (GstElement * element,
                                                    const gchar * factory);
 
-/* The guint64 @field of @element's `stats`; fails the test where it has
- * none. */
 /* Fails unless @msg is an error message whose text contains @text (NULL:
  * any) and whose debug string contains each of the further strings, up to
  * NULL (the CUDA call and its error name, say). @msg stays the caller's. */
@@ -152,6 +155,8 @@ void      pinned_test_check_error       (GstMessage * msg,
                                          const gchar * text,
                                          ...) G_GNUC_NULL_TERMINATED;
 
+/* The guint64 @field of @element's `stats`; fails the test where it has
+ * none. */
 guint64   pinned_test_stat              (GstElement * element,
                                          const gchar * field);
 

@@ -7,9 +7,10 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* A GPU-less stand-in for the CUDA runtime calls gst-pinned uses. Built as
- * libcudart.so.13 and found before the real one through LD_LIBRARY_PATH by
- * the test suites only; the product always links the real runtime.
+/* A GPU-less stand-in for the CUDA runtime calls gst-pinned uses. Built
+ * with the soname of the toolkit's runtime (libcudart.so.12 or .13) and
+ * found before the real one through LD_LIBRARY_PATH by the test suites
+ * only; the product always links the real runtime.
  *
  * The model, never kinder than CUDA where that could hide a bug:
  * - a stream is a thread that runs its work in FIFO order, off the calling
@@ -38,7 +39,10 @@
  *   GPU whose context an error killed.
  *
  * Environment: FAKECUDA_DEVICES (default 1; 0 = no device),
- * FAKECUDA_DEVICE_MEMORY (bytes per device, default 16 GiB). */
+ * FAKECUDA_DEVICE_MEMORY (bytes per device, default 16 GiB),
+ * FAKECUDA_RUNTIME_VERSION (what cudaRuntimeGetVersion() answers: the
+ * headers' version for CUDA 13, 12.9 for CUDA 12; a version before 12.8
+ * is a runtime without cudaMemcpyBatchAsync, which then fails). */
 
 #include <glib.h>
 #include <string.h>
@@ -114,6 +118,13 @@ static gint n_devices = -1;
 /* FAKECUDA_DRIVER: "none" (no driver library: the runtime reports version
  * 0), "old" (a driver too old for the runtime), else a working one. */
 static gint driver_version = CUDART_VERSION;
+/* FAKECUDA_RUNTIME_VERSION. A CUDA 12 build finds the batch call at run
+ * time on 12.8 and later, so the stand-in of a 12 runtime is a 12.9. */
+#if CUDART_VERSION >= 13000
+static gint runtime_version = CUDART_VERSION;
+#else
+static gint runtime_version = MAX (CUDART_VERSION, 12090);
+#endif
 /* Bytes per device (FAKECUDA_DEVICE_MEMORY), and those in use. */
 static guint64 device_memory = (guint64) 16 << 30;
 static guint64 device_used[MAX_DEVICES];
@@ -158,6 +169,9 @@ ensure_init_locked (void)
   env = g_getenv ("FAKECUDA_DEVICE_MEMORY");
   if (env)
     device_memory = g_ascii_strtoull (env, NULL, 10);
+  env = g_getenv ("FAKECUDA_RUNTIME_VERSION");
+  if (env)
+    runtime_version = (gint) g_ascii_strtoll (env, NULL, 10);
   call_counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   kernel_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   kernel_impls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -1126,7 +1140,10 @@ cudaDriverGetVersion (int *version)
 cudaError_t CUDARTAPI
 cudaRuntimeGetVersion (int *version)
 {
-  *version = CUDART_VERSION;
+  g_mutex_lock (&lock);
+  ensure_init_locked ();
+  *version = runtime_version;
+  g_mutex_unlock (&lock);
   return cudaSuccess;
 }
 
@@ -2027,18 +2044,33 @@ cudaMemcpyAsync (void *dst, const void *src, size_t count,
   return copy_2d (dst, count, src, count, count, 1, kind, stream, FALSE);
 }
 
-/* As CUDA 13's: each copy's direction from its pointers, the batch in
- * stream order with the stream's other work; not on the legacy default
- * stream, and every attribute needs a source access order. */
-cudaError_t CUDARTAPI
-cudaMemcpyBatchAsync (void *const *dsts, const void *const *srcs,
-    const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs,
-    size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
+#if CUDART_VERSION < 12080
+/* What 12.8 added, for the headers of older toolkits. */
+struct cudaMemcpyAttributes
+{
+  int srcAccessOrder;
+  struct cudaMemLocation srcLocHint;
+  struct cudaMemLocation dstLocHint;
+  unsigned int flags;
+};
+#define cudaMemcpySrcAccessOrderInvalid 0
+#endif
+
+/* As CUDA's: each copy's direction from its pointers, the batch in stream
+ * order with the stream's other work; not on the legacy default stream,
+ * and every attribute needs a source access order. A runtime before 12.8
+ * has no such call: its stand-in fails it, as a caller that did not look
+ * first would. */
+static cudaError_t
+batch_copy (void *const *dsts, const void *const *srcs, const size_t *sizes,
+    size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs,
+    size_t numAttrs, cudaStream_t stream)
 {
   cudaError_t err;
   size_t i;
 
-  ENTER (TRUE);
+  if (runtime_version < 12080)
+    return set_error (cudaErrorNotSupported);
   if (count == 0 || dsts == NULL || srcs == NULL || sizes == NULL ||
       attrs == NULL || attrsIdxs == NULL || numAttrs == 0 ||
       numAttrs > count || attrsIdxs[0] != 0 || stream == NULL)
@@ -2057,6 +2089,43 @@ cudaMemcpyBatchAsync (void *const *dsts, const void *const *srcs,
   }
   return cudaSuccess;
 }
+
+#if CUDART_VERSION >= 13000
+cudaError_t CUDARTAPI
+cudaMemcpyBatchAsync (void *const *dsts, const void *const *srcs,
+    const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs,
+    size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
+{
+  ENTER (TRUE);
+  return batch_copy (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs,
+      stream);
+}
+#else
+#if CUDART_VERSION < 12080
+cudaError_t CUDARTAPI cudaMemcpyBatchAsync (void **dsts, void **srcs,
+    size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs,
+    size_t *attrsIdxs, size_t numAttrs, size_t *failIdx, cudaStream_t stream);
+#endif
+
+/* 12.8's and 12.9's, whatever the headers: the index of a failed copy. */
+cudaError_t CUDARTAPI
+cudaMemcpyBatchAsync (void **dsts, void **srcs, size_t *sizes, size_t count,
+    struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+    size_t *failIdx, cudaStream_t stream)
+{
+  cudaError_t err;
+
+  ENTER (TRUE);
+  if (failIdx == NULL)
+    return set_error (cudaErrorInvalidValue);
+  *failIdx = SIZE_MAX;
+  err = batch_copy (dsts, (const void *const *) srcs, sizes, count, attrs,
+      attrsIdxs, numAttrs, stream);
+  if (err != cudaSuccess && err != cudaErrorNotSupported)
+    *failIdx = 0;
+  return err;
+}
+#endif
 
 cudaError_t CUDARTAPI
 cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t spitch,
@@ -2135,9 +2204,12 @@ unsigned CUDARTAPI __cudaPushCallConfiguration (dim3 grid, dim3 block,
     size_t shmem, struct CUstream_st *stream);
 cudaError_t CUDARTAPI __cudaPopCallConfiguration (dim3 * grid, dim3 * block,
     size_t *shmem, void *stream);
+/* The launch stubs of newer nvcc, for the kernel handles of CUDA 12.1. */
+#if CUDART_VERSION >= 12010
 cudaError_t CUDARTAPI __cudaGetKernel (cudaKernel_t * kernel, const void *func);
 cudaError_t CUDARTAPI __cudaLaunchKernel (cudaKernel_t kernel, dim3 grid,
     dim3 block, void **args, size_t shmem, cudaStream_t stream);
+#endif
 
 static void *fatbin_handle[1];
 
@@ -2202,12 +2274,14 @@ __cudaPopCallConfiguration (dim3 * grid, dim3 * block, size_t *shmem,
   return cudaSuccess;
 }
 
+#if CUDART_VERSION >= 12010
 cudaError_t CUDARTAPI
 __cudaGetKernel (cudaKernel_t * kernel, const void *func)
 {
   *kernel = (cudaKernel_t) func;
   return cudaSuccess;
 }
+#endif
 
 static cudaError_t
 launch (const void *func, dim3 grid, dim3 block, void **args,
@@ -2246,6 +2320,7 @@ launch (const void *func, dim3 grid, dim3 block, void **args,
   return set_error (enqueue (stream, op));
 }
 
+#if CUDART_VERSION >= 12010
 cudaError_t CUDARTAPI
 __cudaLaunchKernel (cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
     size_t shmem, cudaStream_t stream)
@@ -2253,6 +2328,7 @@ __cudaLaunchKernel (cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
   ENTER (TRUE);
   return launch (kernel, grid, block, args, stream);
 }
+#endif
 
 cudaError_t CUDARTAPI
 cudaLaunchKernel (const void *func, dim3 grid, dim3 block, void **args,

@@ -15,7 +15,9 @@
  *
  * A stream is a CUstream of a GstCudaContext, as in 1.24. Which stream a
  * GstCudaMemory carries, 1.24's allocator decides; 1.22's knows nothing of
- * streams, so a test attaches one with fakegstcuda_memory_set_stream(). */
+ * streams, so a test attaches one with fakegstcuda_memory_set_stream().
+ * Against 1.24's headers and later, which declare the API, it builds with
+ * their types; its streams are still its own. */
 
 #include <gst/gst.h>
 #include <gst/cuda/gstcudacontext.h>
@@ -33,12 +35,19 @@ typedef struct
 GType fake_stream_get_type (void);
 GST_DEFINE_MINI_OBJECT_TYPE (FakeStream, fake_stream);
 
+#if GST_CHECK_VERSION (1, 24, 0)
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudastream.h>
+typedef GstCudaStream Stream;
+#else
 /* 1.24's API */
-gpointer gst_cuda_stream_new (GstCudaContext * context);
-CUstream gst_cuda_stream_get_handle (gpointer stream);
+typedef void Stream;
+Stream *gst_cuda_stream_new (GstCudaContext * context);
+CUstream gst_cuda_stream_get_handle (Stream * stream);
 void gst_buffer_pool_config_set_cuda_stream (GstStructure * config,
-    gpointer stream);
-gpointer gst_cuda_memory_get_stream (GstCudaMemory * mem);
+    Stream * stream);
+Stream *gst_cuda_memory_get_stream (GstCudaMemory * mem);
+#endif
 
 /* Control */
 void fakegstcuda_memory_set_stream (GstMemory * mem, gpointer stream);
@@ -64,7 +73,7 @@ fake_stream_free (FakeStream * stream)
   g_free (stream);
 }
 
-gpointer
+Stream *
 gst_cuda_stream_new (GstCudaContext * context)
 {
   FakeStream *stream;
@@ -86,23 +95,23 @@ gst_cuda_stream_new (GstCudaContext * context)
   stream->context = gst_object_ref (context);
   stream->handle = handle;
 
-  return stream;
+  return (Stream *) stream;
 }
 
 CUstream
-gst_cuda_stream_get_handle (gpointer stream)
+gst_cuda_stream_get_handle (Stream * stream)
 {
   return stream ? ((FakeStream *) stream)->handle : NULL;
 }
 
 void
-gst_buffer_pool_config_set_cuda_stream (GstStructure * config, gpointer stream)
+gst_buffer_pool_config_set_cuda_stream (GstStructure * config, Stream * stream)
 {
   gst_structure_set (config, "cuda-stream", fake_stream_get_type (), stream,
       NULL);
 }
 
-gpointer
+Stream *
 gst_cuda_memory_get_stream (GstCudaMemory * mem)
 {
   return gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem),
