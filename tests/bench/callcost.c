@@ -202,20 +202,16 @@ static void
 copy_frames (void **dst, void **src, int n, enum cudaMemcpyKind kind,
     cudaStream_t stream)
 {
-  struct cudaMemcpyAttributes attr;
-  size_t lens[16], attr_idx = 0;
+  size_t lens[16];
   int i;
 
   if (n == 1) {
     CHECK (cudaMemcpyAsync (dst[0], src[0], FRAME, kind, stream));
     return;
   }
-  memset (&attr, 0, sizeof (attr));
-  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
   for (i = 0; i < n; i++)
     lens[i] = FRAME;
-  CHECK (cudaMemcpyBatchAsync (dst, (const void *const *) src, lens, n, &attr,
-          &attr_idx, 1, stream));
+  CHECK (batch_copy (dst, (const void *const *) src, lens, n, stream));
 }
 
 /* The round trip's calls with @batch frames a call: cudaMemcpyBatchAsync
@@ -357,8 +353,6 @@ copy_costs (int n)
   cudaStream_t s;
   void *dev, *host, *devs[BATCH], *hosts[BATCH];
   size_t lens[BATCH];
-  struct cudaMemcpyAttributes attr;
-  size_t attr_idx = 0;
   int k, j, b;
   char what[96];
 
@@ -381,8 +375,6 @@ copy_costs (int n)
       hosts[b] = (char *) host + (size_t) b *FRAME;
       lens[b] = FRAME;
     }
-    memset (&attr, 0, sizeof (attr));
-    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
     snprintf (what, sizeof (what), "H2D %d frames, %d calls %s", BATCH, BATCH,
         kinds[k]);
     TIME (what, n / 5, if (i_ % 2 == 0)
@@ -392,9 +384,8 @@ copy_costs (int n)
     snprintf (what, sizeof (what), "H2D %d frames, 1 batch call %s", BATCH,
         kinds[k]);
     TIME (what, n / 5, if (i_ % 2 == 0)
-        CHECK (cudaStreamSynchronize (s)), CHECK (cudaMemcpyBatchAsync (devs,
-                (const void *const *) hosts, lens, BATCH, &attr, &attr_idx, 1,
-                s)));
+        CHECK (cudaStreamSynchronize (s)), CHECK (batch_copy (devs,
+                (const void *const *) hosts, lens, BATCH, s)));
     CHECK (cudaStreamSynchronize (s));
     host_memory_free (k, host);
   }

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static inline double
@@ -24,6 +25,34 @@ now (clockid_t clock)
 
   clock_gettime (clock, &ts);
   return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* @n copies in one call, in stream order: cudaMemcpyBatchAsync as the
+ * toolkit spells it (13.0 dropped 12.8's failIdx). Toolkits before 12.8
+ * have none: the tools then fail where they would make one. */
+static inline cudaError_t
+batch_copy (void *const *dst, const void *const *src, const size_t * lens,
+    size_t n, cudaStream_t stream)
+{
+#if CUDART_VERSION >= 12080
+  struct cudaMemcpyAttributes attr;
+  size_t attr_idx = 0;
+
+  memset (&attr, 0, sizeof (attr));
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+#if CUDART_VERSION >= 13000
+  return cudaMemcpyBatchAsync (dst, src, lens, n, &attr, &attr_idx, 1, stream);
+#else
+  {
+    size_t fail_idx;
+
+    return cudaMemcpyBatchAsync ((void **) dst, (void **) src,
+        (size_t *) lens, n, &attr, &attr_idx, 1, &fail_idx, stream);
+  }
+#endif
+#else
+  return cudaErrorNotSupported;
+#endif
 }
 
 #define CHECK(call) do { cudaError_t r_ = (call); if (r_ != cudaSuccess) { \

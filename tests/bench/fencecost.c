@@ -106,13 +106,9 @@ copy (Worker * w, long k)
   if (way == WAY_BATCH) {
     void *dst = w->dev[k % N_DEV];
     const void *src = w->in[k % N_IN];
-    size_t size = FRAME, index = 0;
-    struct cudaMemcpyAttributes attrs;
+    size_t size = FRAME;
 
-    memset (&attrs, 0, sizeof (attrs));
-    attrs.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-    CHECK (cudaMemcpyBatchAsync (&dst, &src, &size, 1, &attrs, &index, 1,
-            w->stream));
+    CHECK (batch_copy (&dst, &src, &size, 1, w->stream));
   } else {
     CHECK (cudaMemcpyAsync (w->dev[k % N_DEV], w->in[k % N_IN], FRAME,
             cudaMemcpyHostToDevice, w->stream));
@@ -236,8 +232,14 @@ main (int argc, char **argv)
   per_device = argc > 2 ? atoi (argv[2]) : 16;
   seconds = argc > 3 ? atoi (argv[3]) : 3;
   rounds = argc > 4 ? atoi (argv[4]) : 2;
+  /* By version from CUDA 12.5, which 13.0 keeps alone. */
+#if CUDART_VERSION >= 12050
   CHECK (cudaGetDriverEntryPointByVersion ("cuStreamWriteValue64",
           (void **) &write_value64, 12000, cudaEnableDefault, &found));
+#else
+  CHECK (cudaGetDriverEntryPoint ("cuStreamWriteValue64",
+          (void **) &write_value64, cudaEnableDefault, &found));
+#endif
   if (found != cudaDriverEntryPointSuccess || write_value64 == NULL) {
     printf ("SKIP: no cuStreamWriteValue64\n");
     return 77;
