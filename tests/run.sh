@@ -2,11 +2,13 @@
 # The test command: sets up and builds (./setup.sh), then runs every suite.
 # 'fake' runs against the GPU-less stand-in of the CUDA runtime; 'gpu' runs
 # the same tests against the real runtime and skips (77) without a device;
-# 'build' checks the tree (gst-indent, a clean build, an install). Without
-# arguments it then runs the check suites again under valgrind's memcheck
-# (meson test --setup valgrind); arguments go to the first `meson test`
-# only, and skip the memcheck run.
-# Ends with the line 'N passed, N failed, N skipped' over both runs.
+# 'build' checks the tree (gst-indent, a clean build, the CUDA 12 headers,
+# an install). Without arguments it then runs the 'fake' suite again with
+# the stand-in of a CUDA runtime before 12.8 (meson test --setup
+# runtime126: no batched copies) and the check suites under valgrind's
+# memcheck (meson test --setup valgrind); arguments go to the first
+# `meson test` only, and skip the other runs.
+# Ends with the line 'N passed, N failed, N skipped' over every run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,8 +18,13 @@ logs=(build/meson-logs/testlog.json)
 meson test -C build --print-errorlogs "$@"
 status=$?
 
-rm -f build/meson-logs/testlog-valgrind.json
+rm -f build/meson-logs/testlog-valgrind.json build/meson-logs/testlog-runtime126.json
 if [ $# -eq 0 ]; then
+  echo "the stand-in suite on a CUDA 12.6 runtime (meson test --setup runtime126):"
+  meson test -C build --setup runtime126 --suite fake --print-errorlogs
+  rstatus=$?
+  [ $status -ne 0 ] || status=$rstatus
+  logs+=(build/meson-logs/testlog-runtime126.json)
   if command -v valgrind > /dev/null; then
     echo "memcheck over the check suites (meson test --setup valgrind):"
     meson test -C build --setup valgrind --print-errorlogs
