@@ -5,7 +5,8 @@
 # tests/python/tensor.py. Skips (77) without PyGObject, NumPy or the
 # typelib, or in a build without DLPack.
 #
-#   tests/python-tensor.sh BUILD_ROOT      (FAKECUDA_DIR: the stand-in's folder)
+#   tests/python-tensor.sh BUILD_ROOT      (FAKECUDA_LIBRARY_PATH: the stand-in's
+#                                   folder, then GStreamer's libraries)
 set -u
 build=$1
 py=/usr/bin/python3
@@ -14,5 +15,5 @@ if ! $py -c "import gi, numpy" 2>/dev/null || [ ! -f "$build/src/GstPinned-1.0.t
   exit 77
 fi
 env -u GI_TYPELIB_PATH -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 -u PYTHONPATH \
-  LD_LIBRARY_PATH="$FAKECUDA_DIR" meson devenv -C "$build" \
+  LD_LIBRARY_PATH="$FAKECUDA_LIBRARY_PATH" meson devenv -C "$build" \
   $py "$(cd "$(dirname "$0")" && pwd)/python/tensor.py"

@@ -7,7 +7,8 @@
 # loader must find itself), then examples/pinned-frames.py runs.
 # Skips (77) where Debian's python3 has no PyGObject or there is no typelib.
 #
-#   tests/python.sh BUILD_ROOT      (FAKECUDA_DIR: the stand-in's folder)
+#   tests/python.sh BUILD_ROOT      (FAKECUDA_LIBRARY_PATH: the stand-in's
+#                                   folder, then GStreamer's libraries)
 set -u
 build=$1
 py=/usr/bin/python3
@@ -17,7 +18,7 @@ if ! $py -c "import gi" 2>/dev/null || [ ! -f "$build/src/GstPinned-1.0.typelib"
 fi
 run () {
   env -u GI_TYPELIB_PATH -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 \
-    LD_LIBRARY_PATH="$FAKECUDA_DIR" meson devenv -C "$build" "$@"
+    LD_LIBRARY_PATH="$FAKECUDA_LIBRARY_PATH" meson devenv -C "$build" "$@"
 }
 run $py - <<'PY' || exit 1
 import gi
