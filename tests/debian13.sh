@@ -66,6 +66,13 @@ in_root() {
 in_root "apt-get update -q > /dev/null && DEBIAN_FRONTEND=noninteractive \
   apt-get install -y -q --no-install-recommends git ca-certificates > /dev/null" ||
   { echo "apt-get failed in the Debian 13 root"; exit 1; }
+# The certificate authorities this machine added (a proxy's, say), so that
+# pip reaches PyPI from the root as from here.
+if ls /usr/local/share/ca-certificates/*.crt > /dev/null 2>&1; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  in_root "update-ca-certificates > /dev/null 2>&1"
+fi
 
 rm -rf "$root/root/gst-pinned"
 git clone -q "$top" "$root/root/gst-pinned" ||

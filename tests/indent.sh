@@ -6,15 +6,38 @@
 # G_BEGIN_DECLS with the next declaration and undo the column layout of
 # prototypes): they are checked for tabs and trailing blanks only.
 # Fails listing the files that differ, with the first lines of each diff.
+# GNU indent 2.2.13 (Debian 13) lays pointers out otherwise than 2.2.12,
+# the version gst-indent is made with: GStreamer's own build of 2.2.12,
+# gst-indent-1.0 (PyPI gst-indent), is used where indent is another
+# version, fetched with pip into ~/.cache/gst-pinned where it is missing.
 #
 #   tests/indent.sh [SOURCE_ROOT]
 set -u
 cd "${1:-$(dirname "$0")/..}"
 
-if ! indent --version 2>/dev/null | grep -q GNU; then
-  echo "SKIP: GNU indent is not installed"
-  exit 77
+if command -v gst-indent-1.0 > /dev/null; then
+  indent=gst-indent-1.0
+elif indent --version 2> /dev/null | grep -q "GNU indent 2.2.12$"; then
+  indent=indent
+else
+  cache=${XDG_CACHE_HOME:-$HOME/.cache}/gst-pinned/gst-indent
+  indent=$cache/gst_indent-1.0.0.data/scripts/gst-indent-1.0
+  if [ ! -x "$indent" ]; then
+    rm -rf "$cache" && mkdir -p "$cache"
+    if ! python3 -m pip download -q --no-deps --only-binary=:all: \
+        --python-version 3.11 --platform manylinux2014_x86_64 -d "$cache" \
+        gst-indent==1.0.0 > "$cache/pip.log" 2>&1 ||
+        ! python3 -m zipfile -e "$cache"/gst_indent-*.whl "$cache"; then
+      tail -3 "$cache/pip.log"
+      echo "no GNU indent 2.2.12 and no gst-indent-1.0 (pip install gst-indent)"
+      exit 1
+    fi
+    chmod +x "$indent"
+  fi
 fi
+indent() {
+  "$indent" "$@"
+}
 
 opts=(--braces-on-if-line --case-brace-indentation0 --case-indentation2
   --braces-after-struct-decl-line --line-length80 --no-tabs --cuddle-else

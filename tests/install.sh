@@ -85,14 +85,16 @@ EOF
 flags=$(pkg-config --cflags --libs gstpinned-1.0)
 echo "pkg-config --cflags --libs gstpinned-1.0: $flags"
 # Named, not only found: a machine that links CUDA's headers and libraries
-# into /usr/local (as some do) would build the program without them.
+# into /usr/local (as some do) would build the program without them. A
+# distribution's toolkit is in the system's folders, which pkg-config
+# names only when asked to.
 cuda_inc=""
-for f in $(pkg-config --cflags-only-I gstpinned-1.0); do
+for f in $(PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 pkg-config --cflags-only-I gstpinned-1.0); do
   [ -f "${f#-I}/cuda_runtime_api.h" ] && cuda_inc=${f#-I}
 done
 [ -n "$cuda_inc" ] || fail "pkg-config --cflags names no folder with cuda_runtime_api.h"
 cuda_lib=""
-for f in $(pkg-config --libs-only-L gstpinned-1.0); do
+for f in $(PKG_CONFIG_ALLOW_SYSTEM_LIBS=1 pkg-config --libs-only-L gstpinned-1.0); do
   ls "${f#-L}"/libcudart.so* > /dev/null 2>&1 && cuda_lib=${f#-L}
 done
 [ -n "$cuda_lib" ] || fail "pkg-config --libs names no folder with libcudart"
@@ -120,7 +122,7 @@ from gi.repository import Gst, GstPinned
 Gst.init(None)
 caps = GstPinned.caps_set_memory_feature(
     Gst.Caps.from_string("video/x-raw,format=NV12"), "memory:PinnedDevice")
-print("python: GstPinned from", GstPinned.__file__, "caps", caps.to_string())
+print("python: GstPinned caps", caps.to_string())
 EOF
 ) || fail "python: $out"
   echo "$out"

@@ -160,7 +160,7 @@ GST_START_TEST (test_format_order)
 {
   GPtrArray *list = formats_of (GST_PINNED_VIDEO_CAPS);
   GPtrArray *all = formats_of (GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL));
-  guint i, rank, last_rank = 0, groups = 1;
+  guint i, rank, last_rank = 0, groups = 1, floor;
 
   fail_unless_equals_string (g_ptr_array_index (list, 0), "I420");
   for (i = 0; i < list->len; i++) {
@@ -184,11 +184,18 @@ GST_START_TEST (test_format_order)
   }
   fail_unless_equals_int (groups, 2);
 
-  /* every raw format, once */
-  fail_unless_equals_int (list->len, all->len);
-  for (i = 0; i < all->len; i++)
+  /* every raw format of GStreamer 1.22, once: newer headers know more
+   * (their formats come after 1.22's last), which the elements leave out
+   * wherever they were built */
+  for (i = 0, floor = 0; i < all->len; i++) {
+    if (gst_video_format_from_string (g_ptr_array_index (all, i)) >
+        GST_VIDEO_FORMAT_NV12_10BE_8L128)
+      continue;
+    floor++;
     fail_unless (has_format (list, g_ptr_array_index (all, i)),
         "%s is not taken", (gchar *) g_ptr_array_index (all, i));
+  }
+  fail_unless_equals_int (list->len, floor);
   g_ptr_array_unref (all);
   g_ptr_array_unref (list);
 }
