@@ -36,7 +36,7 @@ else
   fi
 fi
 indent() {
-  "$indent" "$@"
+  command "$indent" "$@"
 }
 
 opts=(--braces-on-if-line --case-brace-indentation0 --case-indentation2

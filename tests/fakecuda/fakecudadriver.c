@@ -11,8 +11,10 @@
  * next to the runtime stand-in (libcudart.so.13) and found first through
  * LD_LIBRARY_PATH by the 'fake' suite. GStreamer's libgstcuda-1.0 opens
  * libcuda.so.1 with g_module_open() and resolves a fixed list of entry
- * points (gstcudaloader.c, 1.22); every one of them is here, so that
- * nvcodec's own cudaupload and cudadownload run in CI.
+ * points (gstcudaloader.c of 1.22; 1.24 added events and IPC, 1.26 plain
+ * copies, memsets and limits, 1.28 the device's UUID); every one of them
+ * is here, so that nvcodec's own cudaupload and cudadownload run in CI
+ * under each.
  *
  * The driver calls are layered on the runtime stand-in's public API: a
  * device pointer from cuMemAllocPitch() is a cudaMalloc() allocation, a
@@ -52,7 +54,14 @@ typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 typedef int CUmemorytype;
+typedef int CUlimit;
+/* CUuuid: the runtime's headers have it (driver_types.h) */
+typedef struct
+{
+  char reserved[64];
+} CUipcHandle;
 
 typedef struct
 {
@@ -169,6 +178,44 @@ CUresult cuGraphicsGLRegisterBuffer (void **resource, unsigned int buffer,
     unsigned int flags);
 CUresult cuGLGetDevices_v2 (unsigned int *count, CUdevice * devices,
     unsigned int max, int list);
+
+/* Added by libgstcuda 1.24 (events, IPC), 1.26 (plain copies, memsets,
+ * limits) and 1.28 (the UUID) */
+CUresult cuEventCreate (CUevent * event, unsigned int flags);
+CUresult cuEventDestroy_v2 (CUevent event);
+CUresult cuEventRecord (CUevent event, CUstream stream);
+CUresult cuEventSynchronize (CUevent event);
+CUresult cuIpcGetEventHandle (CUipcHandle * handle, CUevent event);
+CUresult cuIpcOpenEventHandle (CUevent * event, CUipcHandle handle);
+CUresult cuIpcGetMemHandle (CUipcHandle * handle, CUdeviceptr dptr);
+CUresult cuIpcOpenMemHandle (CUdeviceptr * dptr, CUipcHandle handle,
+    unsigned int flags);
+CUresult cuIpcCloseMemHandle (CUdeviceptr dptr);
+CUresult cuMemcpyHtoD_v2 (CUdeviceptr dst, const void *src, size_t size);
+CUresult cuMemcpyHtoDAsync_v2 (CUdeviceptr dst, const void *src, size_t size,
+    CUstream stream);
+CUresult cuMemcpyDtoH_v2 (void *dst, CUdeviceptr src, size_t size);
+CUresult cuMemcpyDtoHAsync_v2 (void *dst, CUdeviceptr src, size_t size,
+    CUstream stream);
+CUresult cuMemcpyDtoD_v2 (CUdeviceptr dst, CUdeviceptr src, size_t size);
+CUresult cuMemcpyDtoDAsync_v2 (CUdeviceptr dst, CUdeviceptr src, size_t size,
+    CUstream stream);
+CUresult cuMemsetD2D8_v2 (CUdeviceptr dst, size_t pitch, unsigned char value,
+    size_t width, size_t height);
+CUresult cuMemsetD2D8Async (CUdeviceptr dst, size_t pitch,
+    unsigned char value, size_t width, size_t height, CUstream stream);
+CUresult cuMemsetD2D16_v2 (CUdeviceptr dst, size_t pitch,
+    unsigned short value, size_t width, size_t height);
+CUresult cuMemsetD2D16Async (CUdeviceptr dst, size_t pitch,
+    unsigned short value, size_t width, size_t height, CUstream stream);
+CUresult cuMemsetD2D32_v2 (CUdeviceptr dst, size_t pitch, unsigned int value,
+    size_t width, size_t height);
+CUresult cuMemsetD2D32Async (CUdeviceptr dst, size_t pitch,
+    unsigned int value, size_t width, size_t height, CUstream stream);
+CUresult cuCtxGetLimit (size_t *value, CUlimit limit);
+CUresult cuCtxSetLimit (CUlimit limit, size_t value);
+CUresult cuDeviceGetUuid (CUuuid * uuid, CUdevice dev);
+CUresult cuDeviceGetUuid_v2 (CUuuid * uuid, CUdevice dev);
 
 /* ----------------------------------------------------------------------- */
 /* State */
@@ -932,4 +979,266 @@ cuGLGetDevices_v2 (unsigned int *n, CUdevice * devices, unsigned int max,
     int list)
 {
   UNSUPPORTED ();
+}
+
+/* ----------------------------------------------------------------------- */
+/* Events: the runtime's (the flags are the same bits) */
+
+CUresult
+cuEventCreate (CUevent * event, unsigned int flags)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return from_runtime (cudaEventCreateWithFlags ((cudaEvent_t *) event, flags));
+}
+
+CUresult
+cuEventDestroy_v2 (CUevent event)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return from_runtime (cudaEventDestroy ((cudaEvent_t) event));
+}
+
+CUresult
+cuEventRecord (CUevent event, CUstream stream)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return from_runtime (cudaEventRecord ((cudaEvent_t) event, stream));
+}
+
+CUresult
+cuEventSynchronize (CUevent event)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return from_runtime (cudaEventSynchronize ((cudaEvent_t) event));
+}
+
+/* Handles for other processes: not in the stand-in */
+
+CUresult
+cuIpcGetEventHandle (CUipcHandle * handle, CUevent event)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuIpcOpenEventHandle (CUevent * event, CUipcHandle handle)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuIpcGetMemHandle (CUipcHandle * handle, CUdeviceptr dptr)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuIpcOpenMemHandle (CUdeviceptr * dptr, CUipcHandle handle, unsigned int flags)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuIpcCloseMemHandle (CUdeviceptr dptr)
+{
+  UNSUPPORTED ();
+}
+
+/* ----------------------------------------------------------------------- */
+/* Plain copies: one row of the runtime's 2D copies */
+
+static CUresult
+copy_1d (void *dst, const void *src, size_t size, enum cudaMemcpyKind kind,
+    CUstream stream, gboolean sync)
+{
+  if (sync)
+    return from_runtime (cudaMemcpy (dst, src, size, kind));
+  return from_runtime (cudaMemcpyAsync (dst, src, size, kind, stream));
+}
+
+#define DEV(p) ((void *) (guintptr) (p))
+
+CUresult
+cuMemcpyHtoD_v2 (CUdeviceptr dst, const void *src, size_t size)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return copy_1d (DEV (dst), src, size, cudaMemcpyHostToDevice, NULL, TRUE);
+}
+
+CUresult
+cuMemcpyHtoDAsync_v2 (CUdeviceptr dst, const void *src, size_t size,
+    CUstream stream)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return copy_1d (DEV (dst), src, size, cudaMemcpyHostToDevice, stream, FALSE);
+}
+
+CUresult
+cuMemcpyDtoH_v2 (void *dst, CUdeviceptr src, size_t size)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return copy_1d (dst, DEV (src), size, cudaMemcpyDeviceToHost, NULL, TRUE);
+}
+
+CUresult
+cuMemcpyDtoHAsync_v2 (void *dst, CUdeviceptr src, size_t size, CUstream stream)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return copy_1d (dst, DEV (src), size, cudaMemcpyDeviceToHost, stream, FALSE);
+}
+
+CUresult
+cuMemcpyDtoD_v2 (CUdeviceptr dst, CUdeviceptr src, size_t size)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return copy_1d (DEV (dst), DEV (src), size, cudaMemcpyDeviceToDevice, NULL,
+      TRUE);
+}
+
+CUresult
+cuMemcpyDtoDAsync_v2 (CUdeviceptr dst, CUdeviceptr src, size_t size,
+    CUstream stream)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return copy_1d (DEV (dst), DEV (src), size, cudaMemcpyDeviceToDevice,
+      stream, FALSE);
+}
+
+/* ----------------------------------------------------------------------- */
+/* Memsets: each row a copy of the pattern, from pageable memory (which
+ * the runtime stand-in takes at the call, as CUDA does) */
+
+static CUresult
+memset_2d (CUdeviceptr dst, size_t pitch, guint32 value, guint elem,
+    size_t width, size_t height, CUstream stream, gboolean sync)
+{
+  guint8 *row;
+  CUresult ret = CUDA_SUCCESS;
+  size_t x, y;
+
+  if (width == 0 || height == 0)
+    return CUDA_SUCCESS;
+  if (pitch < width * elem || dst % elem != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  row = g_malloc (width * elem);
+  for (x = 0; x < width; x++)
+    memcpy (row + x * elem, &value, elem);
+  for (y = 0; y < height && ret == CUDA_SUCCESS; y++)
+    ret = copy_1d (DEV (dst + y * pitch), row, width * elem,
+        cudaMemcpyHostToDevice, stream, sync);
+  g_free (row);
+  return ret;
+}
+
+CUresult
+cuMemsetD2D8_v2 (CUdeviceptr dst, size_t pitch, unsigned char value,
+    size_t width, size_t height)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return memset_2d (dst, pitch, value, 1, width, height, NULL, TRUE);
+}
+
+CUresult
+cuMemsetD2D8Async (CUdeviceptr dst, size_t pitch, unsigned char value,
+    size_t width, size_t height, CUstream stream)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return memset_2d (dst, pitch, value, 1, width, height, stream, FALSE);
+}
+
+CUresult
+cuMemsetD2D16_v2 (CUdeviceptr dst, size_t pitch, unsigned short value,
+    size_t width, size_t height)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return memset_2d (dst, pitch, value, 2, width, height, NULL, TRUE);
+}
+
+CUresult
+cuMemsetD2D16Async (CUdeviceptr dst, size_t pitch, unsigned short value,
+    size_t width, size_t height, CUstream stream)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return memset_2d (dst, pitch, value, 2, width, height, stream, FALSE);
+}
+
+CUresult
+cuMemsetD2D32_v2 (CUdeviceptr dst, size_t pitch, unsigned int value,
+    size_t width, size_t height)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return memset_2d (dst, pitch, value, 4, width, height, NULL, TRUE);
+}
+
+CUresult
+cuMemsetD2D32Async (CUdeviceptr dst, size_t pitch, unsigned int value,
+    size_t width, size_t height, CUstream stream)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  return memset_2d (dst, pitch, value, 4, width, height, stream, FALSE);
+}
+
+/* ----------------------------------------------------------------------- */
+/* Limits (kept, not enforced) and the device's UUID */
+
+static size_t limits[16];
+
+CUresult
+cuCtxGetLimit (size_t *value, CUlimit limit)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  if (value == NULL || limit < 0 || limit >= (CUlimit) G_N_ELEMENTS (limits))
+    return CUDA_ERROR_INVALID_VALUE;
+  g_mutex_lock (&lock);
+  *value = limits[limit];
+  g_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuCtxSetLimit (CUlimit limit, size_t value)
+{
+  ENTER ();
+  NEED_CONTEXT ();
+  if (limit < 0 || limit >= (CUlimit) G_N_ELEMENTS (limits))
+    return CUDA_ERROR_INVALID_VALUE;
+  g_mutex_lock (&lock);
+  limits[limit] = value;
+  g_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuDeviceGetUuid (CUuuid * uuid, CUdevice dev)
+{
+  ENTER ();
+  if (!valid_device (dev))
+    return CUDA_ERROR_INVALID_DEVICE;
+  memset (uuid, 0, sizeof (CUuuid));
+  memcpy (uuid->bytes, "fakecuda", 8);
+  uuid->bytes[15] = (char) dev;
+  return CUDA_SUCCESS;
+}
+
+CUresult
+cuDeviceGetUuid_v2 (CUuuid * uuid, CUdevice dev)
+{
+  return cuDeviceGetUuid (uuid, dev);
 }

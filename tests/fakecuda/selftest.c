@@ -561,6 +561,85 @@ test_driver_primary_retains_counted (void)
    * state cuInit made (memcheck counts that as a leak). */
 }
 
+/* The driver calls newer libgstcuda loads (1.24: events; 1.26: plain
+ * copies and memsets): a 16-bit memset of a pitched area, taken back row
+ * by row through cuMemcpyDtoHAsync after an event, lands where it should
+ * and nowhere else. */
+static void
+test_driver_copies_and_memsets (void)
+{
+  gpointer driver = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  int (*init) (unsigned int);
+  int (*retain) (void **, int);
+  int (*push) (void *);
+  int (*pop) (void **);
+  int (*release) (int);
+  int (*alloc) (unsigned long long *, size_t);
+  int (*free_dev) (unsigned long long);
+  int (*htod) (unsigned long long, const void *, size_t);
+  int (*memset16) (unsigned long long, size_t, unsigned short, size_t,
+      size_t, void *);
+  int (*dtoh) (void *, unsigned long long, size_t, void *);
+  int (*event_create) (void **, unsigned int);
+  int (*event_record) (void *, void *);
+  int (*event_sync) (void *);
+  int (*event_destroy) (void *);
+  void *ctx = NULL, *event = NULL, *popped = NULL;
+  unsigned long long dev = 0;
+  guint16 host[4][8];
+  guint8 zeros[4 * 16] = { 0 };
+  cudaStream_t s;
+  guint x, y;
+
+  g_assert_nonnull (driver);
+  init = dlsym (driver, "cuInit");
+  retain = dlsym (driver, "cuDevicePrimaryCtxRetain");
+  push = dlsym (driver, "cuCtxPushCurrent_v2");
+  pop = dlsym (driver, "cuCtxPopCurrent_v2");
+  release = dlsym (driver, "cuDevicePrimaryCtxRelease_v2");
+  alloc = dlsym (driver, "cuMemAlloc_v2");
+  free_dev = dlsym (driver, "cuMemFree_v2");
+  htod = dlsym (driver, "cuMemcpyHtoD_v2");
+  memset16 = dlsym (driver, "cuMemsetD2D16Async");
+  dtoh = dlsym (driver, "cuMemcpyDtoHAsync_v2");
+  event_create = dlsym (driver, "cuEventCreate");
+  event_record = dlsym (driver, "cuEventRecord");
+  event_sync = dlsym (driver, "cuEventSynchronize");
+  event_destroy = dlsym (driver, "cuEventDestroy_v2");
+  g_assert_true (init && retain && push && pop && release && alloc &&
+      free_dev && htod && memset16 && dtoh && event_create && event_record &&
+      event_sync && event_destroy);
+
+  g_assert_cmpint (init (0), ==, 0);
+  g_assert_cmpint (retain (&ctx, 0), ==, 0);
+  g_assert_cmpint (push (ctx), ==, 0);
+  assert_cuda (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking),
+      cudaSuccess);
+  /* four rows of a 16-byte pitch, zeroed; three 16-bit values a row set */
+  g_assert_cmpint (alloc (&dev, sizeof (zeros)), ==, 0);
+  g_assert_cmpint (htod (dev, zeros, sizeof (zeros)), ==, 0);
+  /* held back: the event must wait for the memset and the copies */
+  assert_cuda (fakecuda_stream_sleep (s, 20000), cudaSuccess);
+  g_assert_cmpint (memset16 (dev + 2, 16, 0xbeef, 3, 4, s), ==, 0);
+  for (y = 0; y < 4; y++)
+    g_assert_cmpint (dtoh (host[y], dev + y * 16, 16, s), ==, 0);
+  g_assert_cmpint (event_create (&event, 0), ==, 0);
+  g_assert_cmpint (event_record (event, s), ==, 0);
+  g_assert_cmpint (event_sync (event), ==, 0);
+  for (y = 0; y < 4; y++)
+    for (x = 0; x < 8; x++)
+      g_assert_cmpuint (host[y][x], ==, x >= 1 && x <= 3 ? 0xbeef : 0);
+  /* a memset whose rows are wider than the pitch is refused */
+  g_assert_cmpint (memset16 (dev, 4, 0, 3, 2, s), ==, 1);
+
+  g_assert_cmpint (event_destroy (event), ==, 0);
+  g_assert_cmpint (free_dev (dev), ==, 0);
+  assert_cuda (cudaStreamDestroy (s), cudaSuccess);
+  g_assert_cmpint (pop (&popped), ==, 0);
+  g_assert_true (popped == ctx);
+  g_assert_cmpint (release (0), ==, 0);
+}
+
 /* Stream-ordered allocation: memory from cudaMallocAsync is used by the
  * stream's later work; cudaFreeAsync gives it back when the stream gets
  * there (work before it still runs on it), and work enqueued after the
@@ -600,6 +679,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_assert_cmpint (fakecuda_version (), >, 0);
 
+  g_test_add_func ("/fakecuda/driver-copies-and-memsets",
+      test_driver_copies_and_memsets);
   g_test_add_func ("/fakecuda/legacy-stream-is-async",
       test_legacy_stream_is_async);
   g_test_add_func ("/fakecuda/legacy-stream-and-blocking-streams",
