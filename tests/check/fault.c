@@ -134,7 +134,10 @@ leaks_tracer (void)
   return found;
 }
 
-/* Objects the tracer saw created since tracking started and not freed. */
+/* Objects the tracer saw created since tracking started and not freed,
+ * but libgstcuda's CUDA allocator: gst_cuda_memory_init_once() makes it
+ * once a process, at the first CUDA buffer pool (from 1.24 nvcodec no
+ * longer makes it as its plugin loads, so that is in the test). */
 static guint
 objects_alive (GstTracer * tracer)
 {
@@ -165,7 +168,8 @@ objects_alive (GstTracer * tracer)
   }
   g_hash_table_iter_init (&iter, alive);
   while (g_hash_table_iter_next (&iter, &key, &value)) {
-    if (GPOINTER_TO_INT (value) > 0) {
+    if (GPOINTER_TO_INT (value) > 0 &&
+        !g_str_has_prefix (key, "GstCudaAllocator@")) {
       GST_ERROR ("alive: %s", (gchar *) key);
       n++;
     }
