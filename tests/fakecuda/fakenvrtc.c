@@ -40,8 +40,7 @@ nvrtcResult nvrtcGetProgramLog (nvrtcProgram prog, char *log);
 
 nvrtcResult
 nvrtcCreateProgram (nvrtcProgram * prog, const char *src, const char *name,
-    int n_headers, const char *const *headers,
-    const char *const *include_names)
+    int n_headers, const char *const *headers, const char *const *include_names)
 {
   if (prog == NULL || src == NULL)
     return NVRTC_ERROR_INVALID_INPUT;
