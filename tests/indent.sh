@@ -35,8 +35,11 @@ else
     chmod +x "$indent"
   fi
 fi
+# On a copy: gst-indent-1.0 leaves a backup (FILE~) of what it reads.
 indent() {
-  command "$indent" "$@"
+  local in=$1
+  shift
+  cp "$in" "$tmp/in.c" && command "$indent" "$tmp/in.c" "$@"
 }
 
 opts=(--braces-on-if-line --case-brace-indentation0 --case-indentation2
@@ -62,8 +65,8 @@ for f in "${files[@]}"; do
   n=$((n + 1))
   for p in "${pending[@]}"; do
     if [ "$f" = "$p" ]; then
-      if indent "${opts[@]}" "$f" -o "$tmp/once.c" 2> /dev/null &&
-        indent "${opts[@]}" "$tmp/once.c" -o "$tmp/twice.c" 2> /dev/null &&
+      if indent "$f" "${opts[@]}" -o "$tmp/once.c" 2> /dev/null &&
+        indent "$tmp/once.c" "${opts[@]}" -o "$tmp/twice.c" 2> /dev/null &&
         cmp -s "$f" "$tmp/twice.c"; then
         bad+=("$f")
         echo "$f is gst-indent clean now: take it off the pending list"
@@ -75,8 +78,8 @@ for f in "${files[@]}"; do
   done
   case "$f" in
     *.c)
-      indent "${opts[@]}" "$f" -o "$tmp/once.c" 2> "$tmp/err" &&
-        indent "${opts[@]}" "$tmp/once.c" -o "$tmp/twice.c" 2>> "$tmp/err"
+      indent "$f" "${opts[@]}" -o "$tmp/once.c" 2> "$tmp/err" &&
+        indent "$tmp/once.c" "${opts[@]}" -o "$tmp/twice.c" 2>> "$tmp/err"
       if [ -s "$tmp/err" ]; then
         bad+=("$f")
         echo "$f: indent reports:"
