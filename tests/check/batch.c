@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include "pinnedtest.h"
 
 #define DELAY_MS pinned_test_ms (300)
@@ -491,16 +492,60 @@ GST_START_TEST (test_batch_pools_hold_two)
 
 GST_END_TEST;
 
+/* The LATENCY query fails on its way upstream. */
+static GstPadProbeReturn
+fail_latency (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  return GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) ==
+      GST_QUERY_LATENCY ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
+}
+
+/* The batch videotestsrc (not live) frames get, where the upstream's
+ * answer to the LATENCY query does not reach pinnedupload when @no_answer. */
+static guint
+auto_batch_of_videotestsrc (gboolean no_answer)
+{
+  GstElement *pipeline, *up, *sink;
+  GstSample *sample;
+  guint n = 0, batch;
+
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=7 ! "
+      "video/x-raw,format=NV12,width=64,height=48 ! pinnedupload name=up ! "
+      "pinneddownload ! appsink name=sink", NULL);
+  up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  if (no_answer) {
+    GstPad *pad = gst_element_get_static_pad (up, "sink");
+
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_UPSTREAM, fail_latency,
+        NULL, NULL);
+    gst_object_unref (pad);
+  }
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              10 * GST_SECOND))) {
+    n++;
+    gst_sample_unref (sample);
+  }
+  batch = gst_pinned_base_transform_get_batch (GST_PINNED_BASE_TRANSFORM (up));
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless_equals_int (n, 7);
+
+  gst_object_unref (sink);
+  gst_object_unref (up);
+  gst_object_unref (pipeline);
+  return batch;
+}
+
 /* batch=0 chooses: a live source (the harness says it is live) gets no
- * batches; frames from a source that is not live, up to 8 MiB, get 4. */
+ * batches; frames from a source that is not live, up to 8 MiB, get 4; an
+ * upstream that does not answer the LATENCY query is taken as live (its
+ * frames are not held for the next ones). */
 GST_START_TEST (test_batch_auto)
 {
   GstVideoInfo info;
   GstHarness *h = gst_harness_new_parse ("pinnedupload ! pinneddownload");
-  GstElement *pipeline, *up, *sink;
   GstBuffer *in[1];
-  GstSample *sample;
-  guint n = 0;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
   gst_harness_set_caps_str (h, "video/x-raw,format=NV12,width=64,height=48,"
@@ -513,24 +558,105 @@ GST_START_TEST (test_batch_auto)
       (pinned_test_get_transform (h->element, "pinnedupload")), 1);
   gst_harness_teardown (h);
 
-  pipeline = gst_parse_launch ("videotestsrc num-buffers=7 ! "
-      "video/x-raw,format=NV12,width=64,height=48 ! pinnedupload name=up ! "
-      "pinneddownload ! appsink name=sink", NULL);
-  up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-              10 * GST_SECOND))) {
-    n++;
+  fail_unless_equals_int (auto_batch_of_videotestsrc (FALSE), 4);
+  fail_unless_equals_int (auto_batch_of_videotestsrc (TRUE), 1);
+}
+
+GST_END_TEST;
+
+/* The page-locked pool @src's peer offers: only its frames batch. */
+static GstBufferPool *
+offered_pool (GstElement * src)
+{
+  GstPad *pad = gst_element_get_static_pad (src, "src");
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=NV12,width=64,"
+      "height=48,framerate=30/1");
+  GstBufferPool *pool = gst_pinned_host_buffer_pool_from_peer (pad, caps, 4);
+
+  fail_unless (pool != NULL);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  return pool;
+}
+
+/* Pushes one NV12 64x48 frame of @pool into @src and waits up to @ms for a
+ * sample at @sink: the ms it took, -1 if none came. */
+static gint64
+one_frame_ms (GstBufferPool * pool, GstElement * src, GstElement * sink,
+    guint ms)
+{
+  GstBuffer *buf = NULL;
+  GstSample *sample;
+  gint64 start;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  start = g_get_monotonic_time ();
+  gst_buffer_memset (buf, 0, 0x80, gst_buffer_get_size (buf));
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buf),
+      GST_FLOW_OK);
+  sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+      (GstClockTime) ms * GST_MSECOND);
+  if (sample == NULL)
+    return -1;
+  gst_sample_unref (sample);
+  return (g_get_monotonic_time () - start) / 1000;
+}
+
+/* The first frame after a start, which negotiation may send on alone. */
+static void
+first_frame (GstBufferPool * pool, GstElement * src, GstElement * sink)
+{
+  GstSample *sample;
+
+  one_frame_ms (pool, src, sink, pinned_test_ms (2000));
+  /* and, if it was held, its later arrival */
+  sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 0);
+  if (sample)
     gst_sample_unref (sample);
-  }
-  fail_unless_equals_int (gst_pinned_base_transform_get_batch
-      (GST_PINNED_BASE_TRANSFORM (up)), 4);
+}
+
+/* Stopping an element stops its batch timer: a batch-timeout changed
+ * while it is stopped holds from the next start. The longest timeout (1 s)
+ * holds a partial batch; after a stop, 1 ms lets it go well before 1 s
+ * (judged where times are not scaled: memcheck's are). */
+GST_START_TEST (test_batch_timeout_changed_while_stopped)
+{
+  GstElement *pipeline = gst_parse_launch ("appsrc name=src format=time "
+      "caps=video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! "
+      "pinnedupload name=up batch=4 batch-timeout=1000000 ! "
+      "pinneddownload batch=1 ! appsink name=sink", NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+
+  GstBufferPool *pool;
+  gint64 ms;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  pool = offered_pool (src);
+  first_frame (pool, src, sink);
+  ms = one_frame_ms (pool, src, sink, 300);
+  fail_unless (ms < 0, "a partial batch went on after %" G_GINT64_FORMAT
+      " ms, before its second", ms);
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  fail_unless_equals_int (n, 7);
+  gst_object_unref (pool);
+
+  g_object_set (up, "batch-timeout", (guint64) 1000, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  pool = offered_pool (src);
+  first_frame (pool, src, sink);
+  ms = one_frame_ms (pool, src, sink, pinned_test_ms (5000));
+  fail_unless (ms >= 0, "the partial batch did not come");
+  if (pinned_test_ms (1) == 1)
+    fail_unless (ms < 700, "the partial batch waited %" G_GINT64_FORMAT
+        " ms: the timeout of before the stop", ms);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pool);
 
   gst_object_unref (sink);
   gst_object_unref (up);
+  gst_object_unref (src);
   gst_object_unref (pipeline);
 }
 
@@ -1016,6 +1142,7 @@ batch_suite (void)
   tcase_add_test (tc, test_batch_pools_hold_two);
   tcase_add_test (tc, test_batch_auto);
   tcase_add_test (tc, test_batch_timeout_pushes_partial);
+  tcase_add_test (tc, test_batch_timeout_changed_while_stopped);
   tcase_add_test (tc, test_batch_timers_sleep_while_batches_fill);
   tcase_add_test (tc, test_batch_clock_sleeps_between_deadlines);
   tcase_add_test (tc, test_batch_copy_fails);
