@@ -492,12 +492,15 @@ GST_START_TEST (test_batch_pools_hold_two)
 
 GST_END_TEST;
 
-/* The LATENCY query fails on its way upstream. */
-static GstPadProbeReturn
-fail_latency (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+/* A pad that answers every query as before but LATENCY, which it fails. */
+static GstPadQueryFunction answer_query;
+
+static gboolean
+no_latency_answer (GstPad * pad, GstObject * parent, GstQuery * query)
 {
-  return GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) ==
-      GST_QUERY_LATENCY ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    return FALSE;
+  return answer_query (pad, parent, query);
 }
 
 /* The batch videotestsrc (not live) frames get, where the upstream's
@@ -510,16 +513,18 @@ auto_batch_of_videotestsrc (gboolean no_answer)
   guint n = 0, batch;
 
   pipeline = gst_parse_launch ("videotestsrc num-buffers=7 ! "
-      "video/x-raw,format=NV12,width=64,height=48 ! pinnedupload name=up ! "
-      "pinneddownload ! appsink name=sink", NULL);
+      "capsfilter name=caps caps=video/x-raw,format=NV12,width=64,height=48 "
+      "! pinnedupload name=up ! pinneddownload ! appsink name=sink", NULL);
   up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   if (no_answer) {
-    GstPad *pad = gst_element_get_static_pad (up, "sink");
+    GstElement *caps = gst_bin_get_by_name (GST_BIN (pipeline), "caps");
+    GstPad *pad = gst_element_get_static_pad (caps, "src");
 
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_UPSTREAM, fail_latency,
-        NULL, NULL);
+    answer_query = GST_PAD_QUERYFUNC (pad);
+    gst_pad_set_query_function (pad, no_latency_answer);
     gst_object_unref (pad);
+    gst_object_unref (caps);
   }
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
