@@ -13,8 +13,8 @@
  * libcuda.so.1 with g_module_open() and resolves a fixed list of entry
  * points (gstcudaloader.c of 1.22; 1.24 added events and IPC, 1.26 plain
  * copies, memsets and limits, 1.28 the device's UUID); every one of them
- * is here, so that nvcodec's own cudaupload and cudadownload run in CI
- * under each.
+ * is here, with the EGL calls a Jetson build of 1.26 and later loads, so
+ * that nvcodec's own cudaupload and cudadownload run in CI under each.
  *
  * The driver calls are layered on the runtime stand-in's public API: a
  * device pointer from cuMemAllocPitch() is a cudaMalloc() allocation, a
@@ -31,7 +31,8 @@
  * driver's primary context). The primary context of
  * each device is one object, retained and released with a count. Calls that
  * need a context fail with CUDA_ERROR_INVALID_CONTEXT when none is current.
- * Graphics interop, modules and kernels are not supported (they fail).
+ * Graphics interop, modules, kernels and handles for other processes (IPC)
+ * are not supported (they fail with CUDA_ERROR_NOT_SUPPORTED).
  *
  * Control, through dlsym() as for the runtime stand-in:
  * fakecuda_driver_call_count() counts calls by name,
@@ -100,6 +101,10 @@ typedef struct
 #define CU_MEMORYTYPE_UNIFIED 4
 
 #define CU_STREAM_NON_BLOCKING 1
+
+#define CU_EVENT_BLOCKING_SYNC 1
+#define CU_EVENT_DISABLE_TIMING 2
+#define CU_EVENT_INTERPROCESS 4
 
 #define CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT 14
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
@@ -178,6 +183,11 @@ CUresult cuGraphicsGLRegisterBuffer (void **resource, unsigned int buffer,
     unsigned int flags);
 CUresult cuGLGetDevices_v2 (unsigned int *count, CUdevice * devices,
     unsigned int max, int list);
+/* cudaEGL.h: loaded by a Jetson build (HAVE_CUDA_NVMM_JETSON) */
+CUresult cuGraphicsEGLRegisterImage (void **resource, void *image,
+    unsigned int flags);
+CUresult cuGraphicsResourceGetMappedEglFrame (void *frame, void *resource,
+    unsigned int index, unsigned int level);
 
 /* Added by libgstcuda 1.24 (events, IPC), 1.26 (plain copies, memsets,
  * limits) and 1.28 (the UUID) */
@@ -982,13 +992,18 @@ cuGLGetDevices_v2 (unsigned int *n, CUdevice * devices, unsigned int max,
 }
 
 /* ----------------------------------------------------------------------- */
-/* Events: the runtime's (the flags are the same bits) */
+/* Events: the runtime's (the flags are the same bits). CUDA refuses
+ * unknown flags, and an event for other processes that keeps timings. */
 
 CUresult
 cuEventCreate (CUevent * event, unsigned int flags)
 {
   ENTER ();
   NEED_CONTEXT ();
+  if (event == NULL || (flags & ~(CU_EVENT_BLOCKING_SYNC |
+              CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS)) != 0 ||
+      ((flags & CU_EVENT_INTERPROCESS) && !(flags & CU_EVENT_DISABLE_TIMING)))
+    return CUDA_ERROR_INVALID_VALUE;
   return from_runtime (cudaEventCreateWithFlags ((cudaEvent_t *) event, flags));
 }
 
@@ -997,6 +1012,8 @@ cuEventDestroy_v2 (CUevent event)
 {
   ENTER ();
   NEED_CONTEXT ();
+  if (event == NULL)
+    return CUDA_ERROR_INVALID_HANDLE;
   return from_runtime (cudaEventDestroy ((cudaEvent_t) event));
 }
 
@@ -1005,6 +1022,8 @@ cuEventRecord (CUevent event, CUstream stream)
 {
   ENTER ();
   NEED_CONTEXT ();
+  if (event == NULL)
+    return CUDA_ERROR_INVALID_HANDLE;
   return from_runtime (cudaEventRecord ((cudaEvent_t) event, stream));
 }
 
@@ -1013,6 +1032,8 @@ cuEventSynchronize (CUevent event)
 {
   ENTER ();
   NEED_CONTEXT ();
+  if (event == NULL)
+    return CUDA_ERROR_INVALID_HANDLE;
   return from_runtime (cudaEventSynchronize ((cudaEvent_t) event));
 }
 
@@ -1241,4 +1262,20 @@ CUresult
 cuDeviceGetUuid_v2 (CUuuid * uuid, CUdevice dev)
 {
   return cuDeviceGetUuid (uuid, dev);
+}
+
+/* ----------------------------------------------------------------------- */
+/* EGL interop (a Jetson build's): not in the stand-in */
+
+CUresult
+cuGraphicsEGLRegisterImage (void **resource, void *image, unsigned int flags)
+{
+  UNSUPPORTED ();
+}
+
+CUresult
+cuGraphicsResourceGetMappedEglFrame (void *frame, void *resource,
+    unsigned int index, unsigned int level)
+{
+  UNSUPPORTED ();
 }
