@@ -1070,7 +1070,7 @@ cuIpcCloseMemHandle (CUdeviceptr dptr)
 }
 
 /* ----------------------------------------------------------------------- */
-/* Plain copies: one row of the runtime's 2D copies */
+/* Plain copies: the runtime's, of the kind their names give */
 
 static CUresult
 copy_1d (void *dst, const void *src, size_t size, enum cudaMemcpyKind kind,
@@ -1136,27 +1136,55 @@ cuMemcpyDtoDAsync_v2 (CUdeviceptr dst, CUdeviceptr src, size_t size,
 }
 
 /* ----------------------------------------------------------------------- */
-/* Memsets: each row a copy of the pattern, from pageable memory (which
- * the runtime stand-in takes at the call, as CUDA does) */
+/* Memsets, 2D, of 8-, 16- or 32-bit values, ordered on @stream (the
+ * legacy default stream for the calls without one: CUDA's synchronous
+ * memsets of device memory do not wait for the memset either). A value
+ * whose bytes are all the same is the runtime's byte memset, each row
+ * (or the whole area, when the rows are packed); any other is a copy of a
+ * row of the pattern into each row, from pageable memory (which the
+ * runtime stand-in takes at the call, as CUDA does). CUDA wants the
+ * address and the pitch aligned to the value. */
 
 static CUresult
 memset_2d (CUdeviceptr dst, size_t pitch, guint32 value, guint elem,
-    size_t width, size_t height, CUstream stream, gboolean sync)
+    size_t width, size_t height, CUstream stream)
 {
-  guint8 *row;
+  guint8 pattern[4], *row;
+  guint8 v8 = value;
+  guint16 v16 = value;
+  gboolean uniform = TRUE;
   CUresult ret = CUDA_SUCCESS;
-  size_t x, y;
+  size_t bytes = width * elem, x, y;
 
   if (width == 0 || height == 0)
     return CUDA_SUCCESS;
-  if (pitch < width * elem || dst % elem != 0)
+  if (pitch < bytes || pitch % elem != 0 || dst % elem != 0)
     return CUDA_ERROR_INVALID_VALUE;
-  row = g_malloc (width * elem);
+  if (elem == 1)
+    memcpy (pattern, &v8, 1);
+  else if (elem == 2)
+    memcpy (pattern, &v16, 2);
+  else
+    memcpy (pattern, &value, 4);
+  for (x = 1; x < elem; x++)
+    uniform &= pattern[x] == pattern[0];
+
+  if (uniform && pitch == bytes)
+    return from_runtime (cudaMemsetAsync (DEV (dst), pattern[0],
+            bytes * height, stream));
+  if (uniform) {
+    for (y = 0; y < height && ret == CUDA_SUCCESS; y++)
+      ret = from_runtime (cudaMemsetAsync (DEV (dst + y * pitch), pattern[0],
+              bytes, stream));
+    return ret;
+  }
+
+  row = g_malloc (bytes);
   for (x = 0; x < width; x++)
-    memcpy (row + x * elem, &value, elem);
+    memcpy (row + x * elem, pattern, elem);
   for (y = 0; y < height && ret == CUDA_SUCCESS; y++)
-    ret = copy_1d (DEV (dst + y * pitch), row, width * elem,
-        cudaMemcpyHostToDevice, stream, sync);
+    ret = copy_1d (DEV (dst + y * pitch), row, bytes, cudaMemcpyHostToDevice,
+        stream, FALSE);
   g_free (row);
   return ret;
 }
@@ -1167,7 +1195,7 @@ cuMemsetD2D8_v2 (CUdeviceptr dst, size_t pitch, unsigned char value,
 {
   ENTER ();
   NEED_CONTEXT ();
-  return memset_2d (dst, pitch, value, 1, width, height, NULL, TRUE);
+  return memset_2d (dst, pitch, value, 1, width, height, NULL);
 }
 
 CUresult
@@ -1176,7 +1204,7 @@ cuMemsetD2D8Async (CUdeviceptr dst, size_t pitch, unsigned char value,
 {
   ENTER ();
   NEED_CONTEXT ();
-  return memset_2d (dst, pitch, value, 1, width, height, stream, FALSE);
+  return memset_2d (dst, pitch, value, 1, width, height, stream);
 }
 
 CUresult
@@ -1185,7 +1213,7 @@ cuMemsetD2D16_v2 (CUdeviceptr dst, size_t pitch, unsigned short value,
 {
   ENTER ();
   NEED_CONTEXT ();
-  return memset_2d (dst, pitch, value, 2, width, height, NULL, TRUE);
+  return memset_2d (dst, pitch, value, 2, width, height, NULL);
 }
 
 CUresult
@@ -1194,7 +1222,7 @@ cuMemsetD2D16Async (CUdeviceptr dst, size_t pitch, unsigned short value,
 {
   ENTER ();
   NEED_CONTEXT ();
-  return memset_2d (dst, pitch, value, 2, width, height, stream, FALSE);
+  return memset_2d (dst, pitch, value, 2, width, height, stream);
 }
 
 CUresult
@@ -1203,7 +1231,7 @@ cuMemsetD2D32_v2 (CUdeviceptr dst, size_t pitch, unsigned int value,
 {
   ENTER ();
   NEED_CONTEXT ();
-  return memset_2d (dst, pitch, value, 4, width, height, NULL, TRUE);
+  return memset_2d (dst, pitch, value, 4, width, height, NULL);
 }
 
 CUresult
@@ -1212,7 +1240,7 @@ cuMemsetD2D32Async (CUdeviceptr dst, size_t pitch, unsigned int value,
 {
   ENTER ();
   NEED_CONTEXT ();
-  return memset_2d (dst, pitch, value, 4, width, height, stream, FALSE);
+  return memset_2d (dst, pitch, value, 4, width, height, stream);
 }
 
 /* ----------------------------------------------------------------------- */
