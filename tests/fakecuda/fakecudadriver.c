@@ -88,6 +88,7 @@ typedef struct
 #define CUDA_ERROR_NO_DEVICE 100
 #define CUDA_ERROR_INVALID_DEVICE 101
 #define CUDA_ERROR_INVALID_CONTEXT 201
+#define CUDA_ERROR_UNSUPPORTED_LIMIT 215
 #define CUDA_ERROR_PEER_ACCESS_UNSUPPORTED 217
 #define CUDA_ERROR_INVALID_HANDLE 400
 #define CUDA_ERROR_NOT_READY 600
@@ -105,6 +106,10 @@ typedef struct
 #define CU_EVENT_BLOCKING_SYNC 1
 #define CU_EVENT_DISABLE_TIMING 2
 #define CU_EVENT_INTERPROCESS 4
+
+/* CU_LIMIT_STACK_SIZE (0) to CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED (9):
+ * CU_LIMIT_MAX of CUDA 13. */
+#define N_LIMITS 10
 
 #define CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT 14
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
@@ -236,6 +241,8 @@ struct CUctx_st
   gboolean primary;
   /* Primary contexts: retains outstanding. */
   gint retained;
+  /* cuCtxSetLimit(): kept, not enforced. */
+  size_t limits[N_LIMITS];
 };
 
 typedef struct
@@ -372,6 +379,17 @@ valid_context (CUcontext ctx)
   return ok;
 }
 
+/* What cuCtxGetLimit() answers in a new context (see cuCtxSetLimit()) */
+static void
+reset_limits (CUcontext ctx)
+{
+  static const size_t defaults[N_LIMITS] = {
+    1024, 1 << 20, 8 << 20, 2, 2048
+  };
+
+  memcpy (ctx->limits, defaults, sizeof (defaults));
+}
+
 #define NEED_CONTEXT() G_STMT_START {                                      \
   if (current () == NULL)                                                 \
     return CUDA_ERROR_INVALID_CONTEXT;                                    \
@@ -414,6 +432,7 @@ cuGetErrorName (CUresult error, const char **str)
       E (CUDA_SUCCESS) E (CUDA_ERROR_INVALID_VALUE) E (CUDA_ERROR_OUT_OF_MEMORY)
           E (CUDA_ERROR_NOT_INITIALIZED) E (CUDA_ERROR_NO_DEVICE)
           E (CUDA_ERROR_INVALID_DEVICE) E (CUDA_ERROR_INVALID_CONTEXT)
+          E (CUDA_ERROR_UNSUPPORTED_LIMIT)
           E (CUDA_ERROR_PEER_ACCESS_UNSUPPORTED) E (CUDA_ERROR_INVALID_HANDLE)
           E (CUDA_ERROR_NOT_READY) E (CUDA_ERROR_NOT_SUPPORTED)
           E (CUDA_ERROR_ILLEGAL_ADDRESS) E (CUDA_ERROR_LAUNCH_FAILED)
@@ -582,6 +601,7 @@ cuCtxCreate_v2 (CUcontext * pctx, unsigned int flags, CUdevice dev)
 
   ctx = g_new0 (struct CUctx_st, 1);
   ctx->device = dev;
+  reset_limits (ctx);
   g_mutex_lock (&lock);
   if (live_contexts == NULL)
     live_contexts = g_hash_table_new (NULL, NULL);
@@ -698,7 +718,9 @@ cuDevicePrimaryCtxRetain (CUcontext * pctx, CUdevice dev)
   g_mutex_lock (&lock);
   primary[dev].device = dev;
   primary[dev].primary = TRUE;
-  primary[dev].retained++;
+  /* The first retain (again) makes a fresh context, as in CUDA. */
+  if (primary[dev].retained++ == 0)
+    reset_limits (&primary[dev]);
   g_mutex_unlock (&lock);
   *pctx = &primary[dev];
   return CUDA_SUCCESS;
@@ -1244,19 +1266,23 @@ cuMemsetD2D32Async (CUdeviceptr dst, size_t pitch, unsigned int value,
 }
 
 /* ----------------------------------------------------------------------- */
-/* Limits (kept, not enforced) and the device's UUID */
-
-static size_t limits[16];
+/* Limits: each context's, kept and not enforced (nor clamped, nor
+ * refused by compute capability, as CUDA may); a new context (and a
+ * primary context on its first retain) starts from CUDA's defaults for
+ * the first five, 0 for the others. A limit CUDA does not know is
+ * refused. */
 
 CUresult
 cuCtxGetLimit (size_t *value, CUlimit limit)
 {
   ENTER ();
   NEED_CONTEXT ();
-  if (value == NULL || limit < 0 || limit >= (CUlimit) G_N_ELEMENTS (limits))
+  if (value == NULL)
     return CUDA_ERROR_INVALID_VALUE;
+  if (limit < 0 || limit >= N_LIMITS)
+    return CUDA_ERROR_UNSUPPORTED_LIMIT;
   g_mutex_lock (&lock);
-  *value = limits[limit];
+  *value = current ()->limits[limit];
   g_mutex_unlock (&lock);
   return CUDA_SUCCESS;
 }
@@ -1266,24 +1292,33 @@ cuCtxSetLimit (CUlimit limit, size_t value)
 {
   ENTER ();
   NEED_CONTEXT ();
-  if (limit < 0 || limit >= (CUlimit) G_N_ELEMENTS (limits))
-    return CUDA_ERROR_INVALID_VALUE;
+  if (limit < 0 || limit >= N_LIMITS)
+    return CUDA_ERROR_UNSUPPORTED_LIMIT;
   g_mutex_lock (&lock);
-  limits[limit] = value;
+  current ()->limits[limit] = value;
   g_mutex_unlock (&lock);
   return CUDA_SUCCESS;
 }
 
+/* The device's UUID: the runtime's (cudaDeviceProp.uuid), as in CUDA. */
+
 CUresult
 cuDeviceGetUuid (CUuuid * uuid, CUdevice dev)
 {
+  struct cudaDeviceProp props;
+  CUresult ret;
+
   ENTER ();
+  if (!initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (uuid == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
   if (!valid_device (dev))
     return CUDA_ERROR_INVALID_DEVICE;
-  memset (uuid, 0, sizeof (CUuuid));
-  memcpy (uuid->bytes, "fakecuda", 8);
-  uuid->bytes[15] = (char) dev;
-  return CUDA_SUCCESS;
+  ret = from_runtime (cudaGetDeviceProperties (&props, dev));
+  if (ret == CUDA_SUCCESS)
+    memcpy (uuid, &props.uuid, sizeof (CUuuid));
+  return ret;
 }
 
 CUresult
