@@ -564,7 +564,7 @@ test_driver_primary_retains_counted (void)
 /* The driver calls newer libgstcuda loads (1.24: events; 1.26: plain
  * copies and memsets): a 16-bit memset of a pitched area, taken back row
  * by row through cuMemcpyDtoHAsync after an event, lands where it should
- * and nowhere else. */
+ * and nowhere else; so does an 8-bit one without a stream. */
 static void
 test_driver_copies_and_memsets (void)
 {
@@ -579,7 +579,9 @@ test_driver_copies_and_memsets (void)
   int (*htod) (unsigned long long, const void *, size_t);
   int (*memset16) (unsigned long long, size_t, unsigned short, size_t,
       size_t, void *);
+  int (*memset8) (unsigned long long, size_t, unsigned char, size_t, size_t);
   int (*dtoh) (void *, unsigned long long, size_t, void *);
+  int (*dtoh_sync) (void *, unsigned long long, size_t);
   int (*event_create) (void **, unsigned int);
   int (*event_record) (void *, void *);
   int (*event_sync) (void *);
@@ -601,14 +603,16 @@ test_driver_copies_and_memsets (void)
   free_dev = dlsym (driver, "cuMemFree_v2");
   htod = dlsym (driver, "cuMemcpyHtoD_v2");
   memset16 = dlsym (driver, "cuMemsetD2D16Async");
+  memset8 = dlsym (driver, "cuMemsetD2D8_v2");
   dtoh = dlsym (driver, "cuMemcpyDtoHAsync_v2");
+  dtoh_sync = dlsym (driver, "cuMemcpyDtoH_v2");
   event_create = dlsym (driver, "cuEventCreate");
   event_record = dlsym (driver, "cuEventRecord");
   event_sync = dlsym (driver, "cuEventSynchronize");
   event_destroy = dlsym (driver, "cuEventDestroy_v2");
   g_assert_true (init && retain && push && pop && release && alloc &&
-      free_dev && htod && memset16 && dtoh && event_create && event_record &&
-      event_sync && event_destroy);
+      free_dev && htod && memset16 && memset8 && dtoh && dtoh_sync &&
+      event_create && event_record && event_sync && event_destroy);
 
   g_assert_cmpint (init (0), ==, 0);
   g_assert_cmpint (retain (&ctx, 0), ==, 0);
@@ -631,10 +635,176 @@ test_driver_copies_and_memsets (void)
       g_assert_cmpuint (host[y][x], ==, x >= 1 && x <= 3 ? 0xbeef : 0);
   /* a memset whose rows are wider than the pitch is refused */
   g_assert_cmpint (memset16 (dev, 4, 0, 3, 2, s), ==, 1);
+  /* a byte value, without a stream: on the legacy default stream, which
+   * the synchronous copy after it waits for */
+  g_assert_cmpint (memset8 (dev + 16 + 8, 16, 0x5a, 4, 2), ==, 0);
+  g_assert_cmpint (dtoh_sync (host, dev, sizeof (host)), ==, 0);
+  for (y = 0; y < 4; y++)
+    for (x = 0; x < 8; x++)
+      g_assert_cmpuint (host[y][x], ==, (y == 1 || y == 2) && x >= 4 &&
+          x <= 5 ? 0x5a5a : x >= 1 && x <= 3 ? 0xbeef : 0);
 
   g_assert_cmpint (event_destroy (event), ==, 0);
   g_assert_cmpint (free_dev (dev), ==, 0);
   assert_cuda (cudaStreamDestroy (s), cudaSuccess);
+  g_assert_cmpint (pop (&popped), ==, 0);
+  g_assert_true (popped == ctx);
+  g_assert_cmpint (release (0), ==, 0);
+}
+
+/* CUDA_MEMCPY2D, as cuda.h declares it (which the stand-in's tests do
+ * not include, as the driver stand-in does not). */
+typedef struct
+{
+  size_t srcXInBytes, srcY;
+  int srcMemoryType;
+  const void *srcHost;
+  unsigned long long srcDevice;
+  void *srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  int dstMemoryType;
+  void *dstHost;
+  unsigned long long dstDevice;
+  void *dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes, Height;
+} Memcpy2D;
+
+#define MEMORYTYPE_HOST 1
+#define MEMORYTYPE_DEVICE 2
+#define MEMORYTYPE_ARRAY 3
+
+/* A 2D copy host -> device -> host through the driver's cuMemcpy2D comes
+ * back bit-exact, rows padded differently on each side, the padding left
+ * alone; the same through cuMemcpy2DAsync into page-locked memory lands
+ * only when its stream gets there, which an event recorded behind it and
+ * synchronized waits for. The copies follow the memory types they are
+ * given: a device pointer given as host memory, or a CUDA array, fails. */
+static void
+test_driver_event_and_copy_2d (void)
+{
+  gpointer driver = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  int (*init) (unsigned int);
+  int (*retain) (void **, int);
+  int (*push) (void *);
+  int (*pop) (void **);
+  int (*release) (int);
+  int (*alloc_pitch) (unsigned long long *, size_t *, size_t, size_t,
+      unsigned int);
+  int (*free_dev) (unsigned long long);
+  int (*alloc_host) (void **, size_t);
+  int (*free_host) (void *);
+  int (*copy_2d) (const Memcpy2D *);
+  int (*copy_2d_async) (const Memcpy2D *, void *);
+  int (*stream_create) (void **, unsigned int);
+  int (*stream_destroy) (void *);
+  int (*event_create) (void **, unsigned int);
+  int (*event_record) (void *, void *);
+  int (*event_sync) (void *);
+  int (*event_destroy) (void *);
+  enum
+  { W = 100, H = 6, SPITCH = 128, BPITCH = 104 };
+  guint8 src[H * SPITCH], back[H * BPITCH], *pinned = NULL;
+  void *ctx = NULL, *popped = NULL, *event = NULL, *stream = NULL;
+  unsigned long long dev = 0;
+  size_t dpitch = 0;
+  Memcpy2D up = { 0 }, down = { 0 }, bad;
+  guint i, y;
+
+  g_assert_nonnull (driver);
+  init = dlsym (driver, "cuInit");
+  retain = dlsym (driver, "cuDevicePrimaryCtxRetain");
+  push = dlsym (driver, "cuCtxPushCurrent_v2");
+  pop = dlsym (driver, "cuCtxPopCurrent_v2");
+  release = dlsym (driver, "cuDevicePrimaryCtxRelease_v2");
+  alloc_pitch = dlsym (driver, "cuMemAllocPitch_v2");
+  free_dev = dlsym (driver, "cuMemFree_v2");
+  alloc_host = dlsym (driver, "cuMemAllocHost_v2");
+  free_host = dlsym (driver, "cuMemFreeHost");
+  copy_2d = dlsym (driver, "cuMemcpy2D_v2");
+  copy_2d_async = dlsym (driver, "cuMemcpy2DAsync_v2");
+  stream_create = dlsym (driver, "cuStreamCreate");
+  stream_destroy = dlsym (driver, "cuStreamDestroy_v2");
+  event_create = dlsym (driver, "cuEventCreate");
+  event_record = dlsym (driver, "cuEventRecord");
+  event_sync = dlsym (driver, "cuEventSynchronize");
+  event_destroy = dlsym (driver, "cuEventDestroy_v2");
+  g_assert_true (init && retain && push && pop && release && alloc_pitch &&
+      free_dev && alloc_host && free_host && copy_2d && copy_2d_async &&
+      stream_create && stream_destroy && event_create && event_record &&
+      event_sync && event_destroy);
+
+  g_assert_cmpint (init (0), ==, 0);
+  g_assert_cmpint (retain (&ctx, 0), ==, 0);
+  g_assert_cmpint (push (ctx), ==, 0);
+
+  /* every byte of each row differs from its neighbours' and the rows' */
+  for (i = 0; i < sizeof (src); i++)
+    src[i] = i % SPITCH < W ? (guint8) (i * 31 + i / SPITCH * 7 + 1) : 0xee;
+  memset (back, 0x55, sizeof (back));
+  g_assert_cmpint (alloc_pitch (&dev, &dpitch, W, H, 4), ==, 0);
+  g_assert_cmpuint (dpitch, >=, W);
+
+  up.srcMemoryType = MEMORYTYPE_HOST;
+  up.srcHost = src;
+  up.srcPitch = SPITCH;
+  up.dstMemoryType = MEMORYTYPE_DEVICE;
+  up.dstDevice = dev;
+  up.dstPitch = dpitch;
+  up.WidthInBytes = W;
+  up.Height = H;
+  down.srcMemoryType = MEMORYTYPE_DEVICE;
+  down.srcDevice = dev;
+  down.srcPitch = dpitch;
+  down.dstMemoryType = MEMORYTYPE_HOST;
+  down.dstHost = back;
+  down.dstPitch = BPITCH;
+  down.WidthInBytes = W;
+  down.Height = H;
+  g_assert_cmpint (copy_2d (&up), ==, 0);
+  g_assert_cmpint (copy_2d (&down), ==, 0);
+  for (y = 0; y < H; y++) {
+    g_assert_cmpmem (back + y * BPITCH, W, src + y * SPITCH, W);
+    for (i = W; i < BPITCH; i++)
+      g_assert_cmpuint (back[y * BPITCH + i], ==, 0x55);
+  }
+
+  /* into page-locked memory, held back: done once the event is */
+  g_assert_cmpint (alloc_host ((void **) &pinned, sizeof (back)), ==, 0);
+  memset (pinned, 0, sizeof (back));
+  g_assert_cmpint (stream_create (&stream, 1), ==, 0);
+  g_assert_cmpint (event_create (&event, 0), ==, 0);
+  assert_cuda (fakecuda_stream_sleep (stream, DELAY_US), cudaSuccess);
+  down.dstHost = pinned;
+  g_assert_cmpint (copy_2d_async (&down, stream), ==, 0);
+  g_assert_cmpint (event_record (event, stream), ==, 0);
+  /* the runtime's event: the same object */
+  assert_cuda (cudaEventQuery (event), cudaErrorNotReady);
+  g_assert_cmpuint (((volatile guint8 *) pinned)[0], ==, 0);
+  g_assert_cmpint (event_sync (event), ==, 0);
+  assert_cuda (cudaEventQuery (event), cudaSuccess);
+  for (y = 0; y < H; y++)
+    g_assert_cmpmem (pinned + y * BPITCH, W, src + y * SPITCH, W);
+
+  /* the memory types are the caller's word, checked */
+  bad = down;
+  bad.srcMemoryType = MEMORYTYPE_HOST;
+  bad.srcHost = (const void *) (guintptr) dev;
+  /* CUDA_ERROR_INVALID_VALUE */
+  g_assert_cmpint (copy_2d (&bad), ==, 1);
+  bad = down;
+  bad.srcMemoryType = MEMORYTYPE_ARRAY;
+  /* CUDA_ERROR_NOT_SUPPORTED */
+  g_assert_cmpint (copy_2d (&bad), ==, 801);
+  /* an event for other processes must not keep timings:
+   * CUDA_ERROR_INVALID_VALUE */
+  g_assert_cmpint (event_create (&popped, 4), ==, 1);
+
+  g_assert_cmpint (event_destroy (event), ==, 0);
+  g_assert_cmpint (stream_destroy (stream), ==, 0);
+  g_assert_cmpint (free_host (pinned), ==, 0);
+  g_assert_cmpint (free_dev (dev), ==, 0);
   g_assert_cmpint (pop (&popped), ==, 0);
   g_assert_true (popped == ctx);
   g_assert_cmpint (release (0), ==, 0);
@@ -681,6 +851,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/fakecuda/driver-copies-and-memsets",
       test_driver_copies_and_memsets);
+  g_test_add_func ("/fakecuda/driver-event-and-copy-2d",
+      test_driver_event_and_copy_2d);
   g_test_add_func ("/fakecuda/legacy-stream-is-async",
       test_legacy_stream_is_async);
   g_test_add_func ("/fakecuda/legacy-stream-and-blocking-streams",
