@@ -206,6 +206,9 @@ GST_START_TEST (test_export_plane_shapes)
         w = width;
         h = height;
       }
+      /* As many tensors as the format has planes. */
+      fail_unless_equals_int (gst_pinned_tensor_n_planes (&info),
+          GST_VIDEO_FORMAT_INFO_N_PLANES (info.finfo));
       t = gst_pinned_tensor_export_plane (buffer, &info, c->plane, NULL, 0,
           &error);
       fail_unless (t != NULL, "%s plane %u: %s",
