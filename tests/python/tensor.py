@@ -400,6 +400,23 @@ except GLib.Error as e:
     check("uint8" in e.message, "a float tensor refused: %s" % e.message)
 check(bad in deleted, "a refused tensor's deleter ran")
 
+# Memory that is not a GPU's, and what is no tensor, are refusals too:
+# GLib.Error, not the producer's own exception (NumPy raises when asked
+# for a stream, PyTorch asserts).
+for what, thing, words in (("a NumPy array", np.zeros((64, 64, 4), np.uint8),
+                            "kDLCPU"),
+                           ("an int", 7, "not a DLPack tensor")):
+    try:
+        GstPinned.buffer_from_dlpack(thing, "video/x-raw,format=RGBA")
+        check(False, "%s refused" % what)
+    except GLib.Error as e:
+        check(words in e.message and
+              e.domain == GLib.quark_to_string(GstPinned.tensor_error_quark()),
+              "%s refused with the reason: %s" % (what, e.message))
+    except Exception as e:  # noqa: B902: the defect this checks for
+        check(False, "%s refused with %s, not GLib.Error: %s"
+              % (what, type(e).__name__, e))
+
 cuda(cudart.cudaStreamDestroy(stream), "cudaStreamDestroy")
 if failures:
     print("%d check(s) failed" % len(failures))

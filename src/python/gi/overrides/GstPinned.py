@@ -147,6 +147,36 @@ def _torch_stream(tensor):
 
 _TYPESTR = {8: "|u1", 16: "<u2"}
 
+# DLPack's device types (dlpack.h) that name a CUDA device's memory.
+_DEVICES_CUDA = (2, 3, 13)  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
+_DEVICE_NAMES = {1: "kDLCPU", 2: "kDLCUDA", 3: "kDLCUDAHost", 4: "kDLOpenCL",
+                 7: "kDLVulkan", 8: "kDLMetal", 10: "kDLROCM",
+                 13: "kDLCUDAManaged", 14: "kDLOneAPI"}
+# GstPinnedTensorError's codes.
+_ERROR_LAYOUT, _ERROR_MEMORY = 0, 1
+
+
+def _dlpack_device(tensor):
+    """(device type, id) of a ``__dlpack__`` object, None if it cannot
+    say."""
+    try:
+        return tuple(int(x) for x in tensor.__dlpack_device__())
+    except Exception:
+        return None
+
+
+def _device_name(device):
+    return "%s (%d), id %d" % (_DEVICE_NAMES.get(device[0], "unknown"),
+                                device[0], device[1])
+
+
+def _refuse(code, message):
+    """Raises the tensor API's refusal: a GLib.Error of
+    GstPinned.tensor_error_quark(), as the library's own refusals are."""
+    from gi.repository import GLib
+    raise GLib.Error.new_literal(GstPinned.tensor_error_quark(), message,
+                                 code)
+
 
 def _check_built():
     if not hasattr(GstPinned, "tensor_import"):
@@ -420,11 +450,21 @@ def buffer_from_dlpack(tensor, caps, stream=None, context=None,
     if handle is None:
         handle = _torch_stream(tensor) or _STREAM_LEGACY
     if hasattr(tensor, "__dlpack__"):
+        # Asked before the export: producers refuse a stream for memory
+        # that is not a GPU's (PyTorch asserts, NumPy raises), which must
+        # reach the caller as the refusal it is.
+        device = _dlpack_device(tensor)
+        if device is not None and device[0] not in _DEVICES_CUDA:
+            _refuse(_ERROR_MEMORY, "a tensor on DLPack device %s: "
+                    "buffer_from_dlpack takes CUDA device memory (copy it "
+                    "to the GPU first, or write it into the page-locked "
+                    "pool pinnedupload offers)" % _device_name(device))
         capsule = tensor.__dlpack__(stream=handle)
     else:
         capsule = tensor
     if not _capi.PyCapsule_IsValid(id(capsule), _DLTENSOR):
-        raise TypeError("not a DLPack tensor, or one already consumed")
+        _refuse(_ERROR_LAYOUT, "not a DLPack tensor, or one already "
+                "consumed: %r" % (type(tensor),))
     address = _capi.PyCapsule_GetPointer(id(capsule), _DLTENSOR)
     # Ours from here: the capsule no longer runs the deleter.
     _capi.PyCapsule_SetName(capsule, _USED_DLTENSOR)
