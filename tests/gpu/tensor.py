@@ -311,6 +311,20 @@ def main():
     frames_out_of_torch("RGBP", (3, 1080, 1920), n)
     frames_out_of_torch("GRAY8", (721, 1283), n)
 
+    # A CPU tensor is refused with the reason as GLib.Error (torch asserts
+    # when a CPU tensor is asked for a stream).
+    try:
+        GstPinned.buffer_from_dlpack(torch.zeros((64, 64, 4),
+                                                 dtype=torch.uint8),
+                                     "video/x-raw,format=RGBA")
+        check(False, "a torch CPU tensor refused")
+    except GLib.Error as e:
+        check("kDLCPU" in e.message, "a torch CPU tensor refused: %s"
+              % e.message)
+    except Exception as e:  # noqa: B902: the defect this checks for
+        check(False, "a torch CPU tensor refused with %s, not GLib.Error: "
+              "%s" % (type(e).__name__, e))
+
     if failures:
         print("%d check(s) failed" % len(failures))
         return 1
