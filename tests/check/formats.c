@@ -548,6 +548,69 @@ GST_START_TEST (test_filter_refuses_device_frame_that_does_not_fit)
 
 GST_END_TEST;
 
+/* A GstVideoMeta with the layout the caps give (offsets and strides as
+ * GstVideoInfo computes them) on a buffer shorter than the frame: the
+ * meta says nothing new about where the planes lie, but the buffer is
+ * still too short. Each element refuses it as it refuses a short buffer
+ * without meta, instead of reading past its end or leaving the rest of
+ * the frame as the output buffer held it. */
+GST_START_TEST (test_refuses_short_buffer_with_default_meta)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  guint i;
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 320, 240);
+
+  for (i = 0; i < 3; i++) {
+    const gchar *factory = i == 0 ? "pinnedupload" : i == 1 ?
+        "pinneddownload" : "pinnedbusy";
+    GstHarness *h = gst_harness_new (factory);
+    GstBus *bus = watch_errors (h);
+    GstVideoMeta *meta;
+    GstMessage *msg;
+    GstBuffer *buf;
+    guint p;
+
+    if (i == 0) {
+      gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+          pinned_test_device_caps (&info));
+      buf = pinned_test_new_pageable (info.size - 64);
+    } else {
+      gst_harness_set_caps (h, pinned_test_device_caps (&info), i == 1 ?
+          gst_video_info_to_caps (&info) : pinned_test_device_caps (&info));
+      if (i == 2)
+        g_object_set (h->element, "busy-us", 0, NULL);
+      buf = gst_buffer_new_allocate (d.device, info.size - 64, NULL);
+    }
+    meta = gst_buffer_add_video_meta (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_I420, 320, 240);
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+      fail_unless (meta->offset[p] == info.offset[p] &&
+          meta->stride[p] == info.stride[p],
+          "plane %u of the meta is not the caps' layout", p);
+    }
+
+    fail_unless (gst_harness_push (h, buf) == GST_FLOW_ERROR,
+        "%s took a buffer 64 bytes short of its frame, whose GstVideoMeta "
+        "has the caps' layout", factory);
+    fail_unless (gst_harness_buffers_received (h) == 0,
+        "%s pushed a frame from a buffer 64 bytes short of it", factory);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL, "%s posted no error", factory);
+    assert_format_error (msg, factory, "plane 2 of the input buffer ends at "
+        "byte 115200");
+    gst_message_unref (msg);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 static Suite *
 formats_suite (void)
 {
@@ -565,6 +628,7 @@ formats_suite (void)
   tcase_add_test (tc, test_upload_refuses_meta_past_end);
   tcase_add_test (tc, test_download_refuses_device_frame_that_does_not_fit);
   tcase_add_test (tc, test_filter_refuses_device_frame_that_does_not_fit);
+  tcase_add_test (tc, test_refuses_short_buffer_with_default_meta);
   tcase_add_test (tc, test_tiles_not_moved);
 
   return s;
