@@ -356,6 +356,100 @@ GST_START_TEST (test_timeline)
 
 GST_END_TEST;
 
+/* Device memory holding @ref's frame @AT_OFFSET bytes into its
+ * allocation, between bytes of 0xee (as many after as a frame at twice
+ * the offset needs: a pointer with the offset counted twice reads them,
+ * not another allocation): a region of a buffer
+ * (gst_buffer_copy_region(), no GstVideoMeta) when @share_of_share is
+ * FALSE, else a share of a share (gst_memory_share() twice) with a
+ * GstVideoMeta of the caps' layout, which GstVideoFrame maps by range. */
+#define AT_OFFSET 4096
+
+static GstBuffer *
+device_frame_at_offset (PinnedTestDevice * d, GstBuffer * ref,
+    const GstVideoInfo * info, gboolean share_of_share)
+{
+  GstBuffer *whole = gst_buffer_new_allocate (d->device,
+      2 * AT_OFFSET + info->size, NULL);
+  GstBuffer *buf;
+  GstMapInfo map;
+
+  fail_unless (gst_buffer_map (whole, &map, GST_MAP_WRITE));
+  memset (map.data, 0xee, map.size);
+  fail_unless_equals_int (gst_buffer_extract (ref, 0, map.data + AT_OFFSET,
+          info->size), info->size);
+  gst_buffer_unmap (whole, &map);
+
+  if (!share_of_share) {
+    buf = gst_buffer_copy_region (whole, GST_BUFFER_COPY_MEMORY, AT_OFFSET,
+        info->size);
+  } else {
+    GstMemory *first = gst_memory_share (gst_buffer_peek_memory (whole, 0),
+        AT_OFFSET - 1000, -1);
+
+    buf = gst_buffer_new ();
+    gst_buffer_append_memory (buf, gst_memory_share (first, 1000, info->size));
+    gst_memory_unref (first);
+    gst_buffer_add_video_meta (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info));
+  }
+  gst_buffer_unref (whole);
+  fail_unless_equals_int (gst_buffer_n_memory (buf), 1);
+  fail_unless_equals_int (gst_buffer_peek_memory (buf, 0)->offset, AT_OFFSET);
+  return buf;
+}
+
+/* A filter's input whose memory starts inside its allocation (a region
+ * or share of a buffer, as gst_buffer_copy_region() makes): the kernel
+ * gets each plane at the allocation's base + the memory's offset + the
+ * plane's offset, never the allocation's start or an offset counted
+ * twice. Checked by the output bytes of the test filter (a copy of each
+ * plane, then a mark) and of pinnedconvert (against its reference). */
+GST_START_TEST (test_filter_input_at_memory_offset)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info, rgba;
+  guint i;
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+  gst_video_info_set_format (&rgba, GST_VIDEO_FORMAT_RGBA, 64, 48);
+
+  for (i = 0; i < 4; i++) {
+    gboolean convert = i >= 2, share_of_share = i % 2;
+    const gchar *what = share_of_share ? "a share of a share, with meta" :
+        "a region";
+    GstHarness *h = gst_harness_new (convert ? "pinnedconvert" :
+        PINNED_TEST_FILTER);
+    GstBuffer *ref, *in, *out, *expect;
+
+    gst_harness_set_caps (h, pinned_test_device_caps (&info),
+        pinned_test_device_caps (convert ? &rgba : &info));
+    ref = gst_buffer_new_allocate (NULL, info.size, NULL);
+    pinned_test_fill_frame (ref, &info, 60 + i);
+    in = device_frame_at_offset (&d, ref, &info, share_of_share);
+
+    fail_unless (gst_harness_push (h, in) == GST_FLOW_OK,
+        "%s: %s failed on its input", what, convert ? "pinnedconvert" :
+        PINNED_TEST_FILTER);
+    out = gst_harness_pull (h);
+    expect = convert ? pinned_test_reference_convert (ref, &info, &rgba) :
+        pinned_test_marked_frame (ref, &info, 0x77);
+    fail_unless (pinned_test_frames_equal (expect, out, convert ? &rgba :
+            &info), "%s: the output of %s is not its input's frame", what,
+        convert ? "pinnedconvert" : PINNED_TEST_FILTER);
+
+    gst_buffer_unref (expect);
+    gst_buffer_unref (out);
+    gst_buffer_unref (ref);
+    gst_harness_teardown (h);
+  }
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 static Suite *
 filters_suite (void)
 {
@@ -371,6 +465,7 @@ filters_suite (void)
   tcase_add_test (tc, test_busy_in_place_and_ordered);
   tcase_add_test (tc, test_shared_stream);
   tcase_add_test (tc, test_timeline);
+  tcase_add_test (tc, test_filter_input_at_memory_offset);
 
   return s;
 }
