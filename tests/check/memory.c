@@ -1107,6 +1107,53 @@ GST_START_TEST (test_failed_copy_fails_map)
 
 GST_END_TEST;
 
+/* A map for READWRITE reads too: after a copy into the memory failed on
+ * its stream it fails, as a map for READ does, instead of handing the
+ * CPU the bytes the copy never wrote to modify; a map for WRITE only
+ * goes on. */
+GST_START_TEST (test_failed_copy_fails_readwrite_map)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBuffer *src, *dst;
+  GError *error = NULL;
+  GstMapInfo map;
+
+  if (!pinned_test_is_fake ())
+    return;                     /* no failure on demand on a GPU */
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 256, 64);
+  src = gst_buffer_new_allocate (d.device, info.size, NULL);
+  pinned_test_fill_bytes (src, 0x3c);
+  dst = gst_buffer_new_allocate (d.host, info.size, NULL);
+  pinned_test_fill_bytes (dst, 0x11);
+
+  pinned_test_delay_stream (d.stream, DELAY_MS);
+  pinned_test_fail_async ("cudaMemcpyAsync", 0, 1, cudaErrorIllegalAddress);
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, src, dst,
+          NULL), "the failure showed before the stream got to the copy");
+
+  fail_if (gst_pinned_buffer_wait (dst, GST_MAP_READWRITE, &error),
+      "a wait for READWRITE succeeded on a frame whose copy failed");
+  fail_unless (error && strstr (error->message, "cudaErrorIllegalAddress"),
+      "the READWRITE wait's error: %s", error ? error->message : "none");
+  g_clear_error (&error);
+  fail_if (gst_buffer_map (dst, &map, GST_MAP_READWRITE),
+      "a CPU map for READWRITE went ahead on a frame whose copy failed");
+  /* The writer alone overwrites: it goes on. */
+  fail_unless (gst_buffer_map (dst, &map, GST_MAP_WRITE),
+      "a CPU map for WRITE failed after a failed copy");
+  gst_buffer_unmap (dst, &map);
+
+  pinned_test_reset ();
+  gst_buffer_unref (dst);
+  gst_buffer_unref (src);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 /* A copy on @stream that skips the fences. */
 static void
 raw_copy (GstPinnedStream * stream, GstBuffer * dst, GstBuffer * src,
@@ -1492,6 +1539,7 @@ memory_suite (void)
   tcase_add_test (tc, test_context_push_pop_restores_device);
   tcase_add_test (tc, test_per_buffer_path_never_waits);
   tcase_add_test (tc, test_failed_copy_fails_map);
+  tcase_add_test (tc, test_failed_copy_fails_readwrite_map);
   tcase_add_test (tc, test_readers_on_several_streams);
   tcase_add_test (tc, test_write_after_last_reader_only_corrupts);
   tcase_add_test (tc, test_fences_bounded_by_streams);
