@@ -1102,6 +1102,60 @@ GST_START_TEST (test_push_rule_flush_empties_window)
 
 GST_END_TEST;
 
+/* A frame whose copy into CUDA memory fails on the device, after the
+ * upload enqueued it and its push returned (a held-back stream reaches it
+ * later, as CUDA reports an asynchronous error): the window's task, which
+ * waits for the copy, never pushes the frame, and the upload posts an
+ * element error with the CUDA error in its debug string. */
+GST_START_TEST (test_push_rule_failed_copy_is_the_upload_error)
+{
+  GstHarness *h;
+  GstElement *upload;
+  GstVideoInfo info;
+  GstMessage *msg;
+  GstBus *bus;
+  GstBuffer *in;
+  guint64 copies;
+
+  if (!pinned_test_is_fake ())
+    return;                     /* no failure on demand on a GPU */
+
+  h = gst_harness_new_parse ("pinnedupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "capsfilter caps=video/x-raw");
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  push_one (h, &confs[1], &info);
+  upload = element_of (h, "pinnedupload");
+
+  hold_back_copies (upload);
+  copies = pinned_test_call_count ("cudaMemcpy2DAsync");
+  pinned_test_fail_async ("cudaMemcpy2DAsync", 0, 1, cudaErrorIllegalAddress);
+  in = gst_harness_create_buffer (h, info.size);
+  pinned_test_fill_frame (in, &info, 500);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  fail_unless (pinned_test_call_count ("cudaMemcpy2DAsync") > copies,
+      "the upload's copy was not the one made to fail");
+
+  msg = gst_bus_timed_pop_filtered (bus, 10 * DELAY_MS * GST_MSECOND,
+      GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no element error after the frame's copy into "
+      "CUDA memory failed");
+  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (upload),
+      "the error came from %s, not from pinnedupload, whose copy failed",
+      GST_MESSAGE_SRC_NAME (msg));
+  pinned_test_check_error (msg, NULL, "cudaErrorIllegalAddress", NULL);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  pinned_test_reset ();
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* The copy into CUDA memory of the shared context, as pinnedupload makes
  * it, with the copy held back; pushed to cudadownload either at once or
  * through a window. */
@@ -1693,6 +1747,10 @@ interop_suite (void)
   tcase_add_test (tc, test_convert_takes_cuda_memory);
   tcase_add_test (tc, test_filter_cuda_input_held_until_read);
   tcase_add_test (tc, test_in_place_filter_takes_cuda_memory);
+  /* The 1.22 push rule's window; memory that carries a stream is pushed
+   * at once, and its consumer meets the error. */
+  if (!gst_pinned_cuda_has_streams ())
+    tcase_add_test (tc, test_push_rule_failed_copy_is_the_upload_error);
 
   /* Where libgstcuda lets CUDA memory carry a stream: 1.24, or the
    * stand-in of its API (suite interop-streams). */
