@@ -456,8 +456,9 @@ check_export_refused (GstBuffer * buffer, const GstVideoInfo * info,
       gst_pinned_tensor_export_frame (buffer, info, NULL, 0, &error) :
       gst_pinned_tensor_export_plane (buffer, info, 0, NULL, 0, &error);
 
-  fail_unless (t == NULL, "%s was exported",
-      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)));
+  fail_unless (t == NULL, "%s was exported, where the export should have "
+      "refused it ('%s')",
+      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)), phrase);
   fail_unless (error != NULL);
   fail_unless (error->domain == GST_PINNED_TENSOR_ERROR);
   fail_unless (strstr (error->message, phrase) != NULL,
@@ -526,6 +527,106 @@ GST_START_TEST (test_export_refusals)
   gst_buffer_append_memory (buffer, gst_allocator_alloc (d.device, info.size,
           NULL));
   check_export_refused (buffer, &info, FALSE, "share bytes");
+  gst_buffer_unref (buffer);
+
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
+/* A frame of RGBA, @width x @height, whose rows are @stride bytes apart in
+ * one memory of @size bytes: the GstVideoMeta says so, whatever the
+ * memory holds. */
+static GstBuffer *
+rgba_frame_in (GstAllocator * allocator, GstVideoInfo * info, guint width,
+    guint height, gint stride, gsize size)
+{
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint strides[GST_VIDEO_MAX_PLANES] = { stride, };
+  GstBuffer *buffer = gst_buffer_new ();
+
+  gst_video_info_set_format (info, GST_VIDEO_FORMAT_RGBA, width, height);
+  gst_buffer_append_memory (buffer, gst_allocator_alloc (allocator, size,
+          NULL));
+  gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGBA, width, height, 1, offset, strides);
+  return buffer;
+}
+
+/* A plane whose last row ends past its memory: the consumer's kernel would
+ * read (or write) past the allocation. The last row needs no padding: a
+ * memory that ends right after its pixels is exported. */
+GST_START_TEST (test_export_plane_past_memory)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBuffer *buffer;
+  DLManagedTensor *t;
+  GError *error = NULL;
+  /* 16 RGBA pixels a row, 16 bytes of padding: 3 rows and one row's
+   * pixels. */
+  const gsize exact = 3 * 80 + 16 * 4;
+
+  pinned_test_device_init (&d);
+
+  buffer = rgba_frame_in (d.device, &info, 16, 4, 80, exact);
+  t = gst_pinned_tensor_export_plane (buffer, &info, 0, NULL, 0, &error);
+  fail_unless (t != NULL, "a plane that fits its memory exactly was "
+      "refused: %s", error ? error->message : "");
+  gst_pinned_tensor_release (t);
+  gst_buffer_unref (buffer);
+
+  /* One byte short, as a plane and as a frame. */
+  buffer = rgba_frame_in (d.device, &info, 16, 4, 80, exact - 1);
+  check_export_refused (buffer, &info, FALSE, "does not lie in one memory");
+  check_export_refused (buffer, &info, TRUE, "does not lie in one memory");
+  gst_buffer_unref (buffer);
+
+  /* The buffer is large enough, but in two memories: the tensor would run
+   * from the first into whatever lies after it. */
+  buffer = rgba_frame_in (d.device, &info, 16, 4, 80, 2 * 80);
+  gst_buffer_append_memory (buffer, gst_allocator_alloc (d.device, 2 * 80,
+          NULL));
+  check_export_refused (buffer, &info, FALSE, "does not lie in one memory");
+  gst_buffer_unref (buffer);
+
+  /* NV12 whose chroma plane is cut short: the frame's last plane. */
+  buffer = new_frame (d.device, &info, GST_VIDEO_FORMAT_NV12, 16, 16, 0);
+  gst_buffer_resize (buffer, 0, info.size - 1);
+  check_export_refused (buffer, &info, TRUE, "does not lie in one memory");
+  gst_buffer_unref (buffer);
+
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
+/* A pitch less than a row of the plane: the tensor's rows would overlap
+ * (and a writing consumer write one row over the next). RGBA's pitch
+ * here holds a row of single bytes, not of 4-byte pixels. */
+GST_START_TEST (test_export_pitch_less_than_row)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBuffer *buffer;
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 8, };
+
+  pinned_test_device_init (&d);
+
+  /* The memory holds the whole frame at its own pitch: only the meta's
+   * pitch is wrong. */
+  buffer = rgba_frame_in (d.device, &info, 16, 4, 32, 16 * 4 * 4);
+  check_export_refused (buffer, &info, FALSE, "less than a row");
+  check_export_refused (buffer, &info, TRUE, "less than a row");
+  gst_buffer_unref (buffer);
+
+  buffer = new_frame (d.device, &info, GST_VIDEO_FORMAT_GRAY8, 16, 4, 0);
+  gst_buffer_remove_meta (buffer, (GstMeta *) gst_buffer_get_video_meta
+      (buffer));
+  gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_GRAY8, 16, 4, 1, offset, stride);
+  check_export_refused (buffer, &info, FALSE, "less than a row");
   gst_buffer_unref (buffer);
 
   pinned_test_device_clear (&d);
@@ -1385,6 +1486,8 @@ tensor_suite (void)
   tcase_add_test (tc, test_export_cuda_memory);
 #endif
   tcase_add_test (tc, test_export_refusals);
+  tcase_add_test (tc, test_export_plane_past_memory);
+  tcase_add_test (tc, test_export_pitch_less_than_row);
   tcase_add_test (tc, test_consumer_stream_waits_for_writer);
   tcase_add_test (tc, test_consumer_without_wait_reads_early);
   tcase_add_test (tc, test_release_fence_holds_next_copy);
