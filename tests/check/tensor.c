@@ -1335,6 +1335,52 @@ GST_START_TEST (test_import_refusals)
 
 GST_END_TEST;
 
+/* A tensor whose data pointer is its allocation's start and whose elements
+ * begin @byte_offset bytes further (DLPack's byte_offset, as a framework
+ * hands out a view of a larger storage): the buffer holds the elements,
+ * not the bytes before them. */
+GST_START_TEST (test_import_byte_offset)
+{
+  const int64_t shape[3] = { 6, 10, 4 };
+  const guint64 byte_offset = 3 * 256 + 40;
+  gint deleted = 0;
+  TestTensor *t = new_tensor (3, shape, NULL, 8, &deleted);
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA");
+  GstCaps *out_caps = NULL;
+  GError *error = NULL;
+  GstBuffer *buffer;
+  guint8 *base, *bytes;
+
+  /* The storage: a prefix of other bytes, then the tensor's. */
+  fail_unless (cudaFree (t->managed.dl_tensor.data) == 0);
+  fail_unless (cudaMalloc (&t->managed.dl_tensor.data,
+          byte_offset + t->size) == 0);
+  base = t->managed.dl_tensor.data;
+  write_sync (base, 0xee, byte_offset + t->size);
+  t->managed.dl_tensor.data = base + byte_offset;
+  bytes = fill_tensor (t, 5);
+  t->managed.dl_tensor.data = base;
+  t->managed.dl_tensor.byte_offset = byte_offset;
+
+  buffer = gst_pinned_tensor_import (&t->managed, caps, NULL, NULL,
+      &out_caps, &error);
+  fail_unless (buffer != NULL, "%s", error ? error->message : "");
+  fail_unless (mem_data (buffer) == base + byte_offset,
+      "the buffer's memory starts at %p, the tensor's elements at %p "
+      "(data %p + byte_offset %" G_GUINT64_FORMAT ")", mem_data (buffer),
+      base + byte_offset, base, byte_offset);
+  /* What the elements downstream read: the tensor's elements. */
+  check_import_download (buffer, out_caps, bytes, t, 8);
+  wait_deleted (&deleted);
+  fail_unless_equals_int (deleted, 1);
+
+  g_free (bytes);
+  gst_caps_unref (caps);
+  gst_caps_unref (out_caps);
+}
+
+GST_END_TEST;
+
 /* Export then import: a frame of pinnedupload goes through a tensor and
  * back into pinneddownload, the bytes unchanged. */
 GST_START_TEST (test_export_import_round_trip)
@@ -1500,6 +1546,7 @@ tensor_suite (void)
   tcase_add_test (tc, test_import_records_producer_fence);
   tcase_add_test (tc, test_import_other_stream_reads_early);
   tcase_add_test (tc, test_import_refusals);
+  tcase_add_test (tc, test_import_byte_offset);
   tcase_add_test (tc, test_export_import_round_trip);
   return s;
 }
