@@ -1381,6 +1381,82 @@ GST_START_TEST (test_import_byte_offset)
 
 GST_END_TEST;
 
+/* A tensor of another device than the pipeline's context: its pointer
+ * means nothing there (the elements' copies would fail or touch another
+ * allocation), so the import refuses it and gives it back at once. Into
+ * its own device's context, or with no context named, it is taken. */
+GST_START_TEST (test_import_other_device)
+{
+  const int64_t shape[3] = { 8, 16, 4 };
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA");
+  GstPinnedContext *ctx[2];
+  gint n = 0, dev, i;
+
+  fail_unless_equals_int (cudaGetDeviceCount (&n), cudaSuccess);
+  if (n < 2) {
+    fail_if (pinned_test_is_fake (), "the stand-in has %d device(s): the "
+        "fake tests run with FAKECUDA_DEVICES=2", n);
+    gst_caps_unref (caps);
+    return;
+  }
+  ctx[0] = gst_pinned_context_new (0, NULL);
+  ctx[1] = gst_pinned_context_new (1, NULL);
+  fail_unless (ctx[0] != NULL && ctx[1] != NULL);
+
+  for (dev = 0; dev < 2; dev++) {
+    /* Into the other device's context, its own, none. */
+    GstPinnedContext *into[3] = { ctx[1 - dev], ctx[dev], NULL };
+
+    for (i = 0; i < 3; i++) {
+      gint deleted = 0;
+      GError *error = NULL;
+      GstBuffer *buffer;
+      TestTensor *t;
+      gpointer data;
+      gchar *phrase;
+
+      /* In device @dev's memory, freed here in its context. */
+      fail_unless (gst_pinned_context_push (ctx[dev], NULL));
+      t = new_tensor (3, shape, NULL, 8, &deleted);
+      gst_pinned_context_pop (ctx[dev]);
+      t->managed.dl_tensor.device.device_id = dev;
+      t->keep_data = TRUE;
+      data = t->managed.dl_tensor.data;
+
+      buffer = gst_pinned_tensor_import (&t->managed, caps, into[i], NULL,
+          NULL, &error);
+      if (i == 0) {
+        fail_unless (buffer == NULL, "a tensor of device %d was taken into "
+            "a context of device %d", dev, 1 - dev);
+        fail_unless (error != NULL);
+        phrase = g_strdup_printf ("the tensor is on CUDA device %d, the "
+            "pipeline's context on device %d", dev, 1 - dev);
+        fail_unless (strstr (error->message, phrase) != NULL,
+            "'%s' does not say '%s'", error->message, phrase);
+        g_free (phrase);
+        g_clear_error (&error);
+        fail_unless_equals_int (deleted, 1);
+      } else {
+        fail_unless (buffer != NULL, "%s", error ? error->message : "");
+        fail_unless_equals_int (gst_pinned_context_get_device_id
+            (gst_pinned_buffer_get_context (buffer)), dev);
+        gst_buffer_unref (buffer);
+        wait_deleted (&deleted);
+        fail_unless_equals_int (deleted, 1);
+      }
+
+      fail_unless (gst_pinned_context_push (ctx[dev], NULL));
+      fail_unless (cudaFree (data) == 0);
+      gst_pinned_context_pop (ctx[dev]);
+    }
+  }
+  gst_object_unref (ctx[0]);
+  gst_object_unref (ctx[1]);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* Export then import: a frame of pinnedupload goes through a tensor and
  * back into pinneddownload, the bytes unchanged. */
 GST_START_TEST (test_export_import_round_trip)
@@ -1547,6 +1623,7 @@ tensor_suite (void)
   tcase_add_test (tc, test_import_other_stream_reads_early);
   tcase_add_test (tc, test_import_refusals);
   tcase_add_test (tc, test_import_byte_offset);
+  tcase_add_test (tc, test_import_other_device);
   tcase_add_test (tc, test_export_import_round_trip);
   return s;
 }
