@@ -402,6 +402,79 @@ GST_START_TEST (test_export_host)
 
 GST_END_TEST;
 
+/* A copy still reads a page-locked frame on the GPU (held back on its
+ * stream) when a CPU consumer that writes exports it: the export waits for
+ * that copy, so the copy takes the frame as it was and not the consumer's
+ * writes. Returns whether it did. */
+static gboolean
+copy_reads_before_cpu_writes (GstPinnedTensorFlags flags)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBuffer *buffer;
+  DLManagedTensor *t;
+  GError *error = NULL;
+  gpointer dev;
+  guint8 *result;
+  gboolean old;
+
+  pinned_test_device_init (&d);
+  buffer = new_frame (d.host, &info, GST_VIDEO_FORMAT_RGBA, 64, 8, 0);
+  memset (mem_data (buffer), 0x5a, info.size);
+  fail_unless (cudaMalloc (&dev, info.size) == 0);
+
+  pinned_test_delay_stream (d.stream, DELAY_MS);
+  fail_unless (gst_pinned_context_push (d.ctx, NULL));
+  fail_unless (cudaMemcpyAsync (dev, mem_data (buffer), info.size,
+          cudaMemcpyHostToDevice,
+          gst_pinned_stream_get_cuda_stream (d.stream)) == 0);
+  gst_pinned_context_pop (d.ctx);
+  fail_unless (gst_pinned_buffer_record_fence (buffer, d.stream,
+          GST_MAP_READ, NULL));
+
+  t = gst_pinned_tensor_export_frame (buffer, &info, NULL,
+      flags | GST_PINNED_TENSOR_FLAG_HOST_AS_CPU, &error);
+  fail_unless (t != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_int (t->dl_tensor.device.device_type, kDLCPU);
+  /* The consumer writes the whole frame. */
+  memset (t->dl_tensor.data, 0xff, info.size);
+  gst_pinned_tensor_release (t);
+
+  fail_unless (cudaDeviceSynchronize () == 0);
+  result = g_malloc (info.size);
+  fail_unless (cudaMemcpy (result, dev, info.size,
+          cudaMemcpyDeviceToHost) == 0);
+  old = all_bytes (result, info.size, 0x5a);
+
+  g_free (result);
+  fail_unless (cudaFree (dev) == 0);
+  gst_buffer_unref (buffer);
+  pinned_test_device_clear (&d);
+  return old;
+}
+
+GST_START_TEST (test_cpu_writer_waits_for_copies)
+{
+  fail_unless (copy_reads_before_cpu_writes (GST_PINNED_TENSOR_FLAG_WRITE),
+      "a GPU copy still reading the page-locked frame took the bytes its "
+      "CPU consumer wrote after the export for writing");
+}
+
+GST_END_TEST;
+
+/* Control: an export for reading does not wait for the frame's readers,
+ * and a consumer that writes anyway races the held-back copy. */
+GST_START_TEST (test_cpu_reader_export_leaves_copies_running)
+{
+  if (!pinned_test_is_fake ())
+    return;                     /* a GPU might run the two in either order */
+  fail_if (copy_reads_before_cpu_writes (GST_PINNED_TENSOR_FLAG_NONE),
+      "the copy read the frame before the unordered CPU write: this test "
+      "could not see the hazard");
+}
+
+GST_END_TEST;
+
 static void
 buffer_gone (gpointer data, GstMiniObject * where)
 {
@@ -1603,6 +1676,8 @@ tensor_suite (void)
   tcase_add_test (tc, test_export_frame_shapes);
   tcase_add_test (tc, test_export_frame_stacked);
   tcase_add_test (tc, test_export_host);
+  tcase_add_test (tc, test_cpu_writer_waits_for_copies);
+  tcase_add_test (tc, test_cpu_reader_export_leaves_copies_running);
   tcase_add_test (tc, test_export_lifetime);
 #ifdef HAVE_CUDA_INTEROP
   tcase_add_test (tc, test_export_cuda_memory);
