@@ -6,8 +6,9 @@
 # an install). Without arguments it then runs the 'fake' suite again with
 # the stand-in of a CUDA runtime before 12.8 (meson test --setup
 # runtime126: no batched copies) and the check suites under valgrind's
-# memcheck (meson test --setup valgrind); arguments go to the first
-# `meson test` only, and skip the other runs.
+# memcheck (meson test --setup valgrind), and under AddressSanitizer and
+# UBSan in their own build folder (tests/sanitize.sh); arguments go to the
+# first `meson test` only, and skip the other runs.
 # Ends with the line 'N passed, N failed, N skipped' over every run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,12 @@ if [ $# -eq 0 ]; then
     echo "no valgrind: the memcheck run is left out (./setup.sh installs it)"
     status=1
   fi
+  echo "AddressSanitizer and UBSan over the check suites (tests/sanitize.sh):"
+  rm -f build-asan/meson-logs/testlog-asan.json
+  bash tests/sanitize.sh
+  astatus=$?
+  [ $status -ne 0 ] || status=$astatus
+  logs+=(build-asan/meson-logs/testlog-asan.json)
 fi
 
 python3 - "${logs[@]}" <<'PY'
