@@ -25,6 +25,8 @@ enum
   PROP_POOL_SIZE,
 };
 
+typedef struct _FreshBlocks FreshBlocks;
+
 struct _BenchFrameSrc
 {
   GstBaseSrc parent;
@@ -36,12 +38,111 @@ struct _BenchFrameSrc
 
   GstVideoInfo info;
   GstPinnedContext *context;
+  FreshBlocks *fresh;
   guint64 n_seeds;
   guint64 n_frames;
   gint64 start_us;
 };
 
 static GQuark seed_quark;
+
+/* The bytes of fresh frames. Each frame is a new buffer with new memory
+ * (memory the upload has never seen: it stages it), its bytes a block an
+ * earlier frame gave back, as malloc() reuses freed memory in a process
+ * that has run a while. Taken from malloc() each frame, a 4K RGBA frame
+ * (33 MB) cost what glibc's arena of the streaming thread made of it: the
+ * same pages again, or a new 64 MiB heap faulted in page by page every
+ * other frame when an earlier pipeline on that pooled thread had left the
+ * arena's heap part full, which made the source alone slower than the
+ * upload after it (issue 44). Here the cost of a frame is the same
+ * whatever ran before and however long downstream holds the frames: once
+ * as many blocks exist as frames are out at once, none is made. */
+#define FRESH_MAX_FREE 8
+
+struct _FreshBlocks
+{
+  gint refcount;                /* the source's, and one per block out */
+  GMutex lock;
+  gsize size;
+  GSList *free;                 /* of FreshBlock, the last given back first */
+  guint n_free;
+};
+
+typedef struct
+{
+  FreshBlocks *blocks;
+  gpointer data;
+} FreshBlock;
+
+static FreshBlocks *
+fresh_blocks_new (gsize size)
+{
+  FreshBlocks *b = g_new0 (FreshBlocks, 1);
+
+  b->refcount = 1;
+  g_mutex_init (&b->lock);
+  b->size = size;
+  return b;
+}
+
+static void
+fresh_block_free (gpointer data)
+{
+  FreshBlock *block = data;
+
+  g_free (block->data);
+  g_free (block);
+}
+
+static void
+fresh_blocks_unref (FreshBlocks * b)
+{
+  if (!g_atomic_int_dec_and_test (&b->refcount))
+    return;
+  g_slist_free_full (b->free, fresh_block_free);
+  g_mutex_clear (&b->lock);
+  g_free (b);
+}
+
+static FreshBlock *
+fresh_block_take (FreshBlocks * b)
+{
+  FreshBlock *block = NULL;
+
+  g_mutex_lock (&b->lock);
+  if (b->free) {
+    block = b->free->data;
+    b->free = g_slist_delete_link (b->free, b->free);
+    b->n_free--;
+  }
+  g_mutex_unlock (&b->lock);
+  if (block == NULL) {
+    block = g_new0 (FreshBlock, 1);
+    block->blocks = b;
+    block->data = g_malloc (b->size);
+  }
+  g_atomic_int_inc (&b->refcount);
+  return block;
+}
+
+/* A frame's memory is freed: its block goes back. */
+static void
+fresh_block_give_back (gpointer data)
+{
+  FreshBlock *block = data;
+  FreshBlocks *b = block->blocks;
+
+  g_mutex_lock (&b->lock);
+  if (b->n_free < FRESH_MAX_FREE) {
+    b->free = g_slist_prepend (b->free, block);
+    b->n_free++;
+    block = NULL;
+  }
+  g_mutex_unlock (&b->lock);
+  if (block)
+    fresh_block_free (block);
+  fresh_blocks_unref (b);
+}
 
 G_DEFINE_TYPE (BenchFrameSrc, bench_frame_src, GST_TYPE_BASE_SRC);
 
@@ -169,6 +270,7 @@ bench_frame_src_stop (GstBaseSrc * src)
   BenchFrameSrc *self = BENCH_FRAME_SRC (src);
 
   gst_clear_object (&self->context);
+  g_clear_pointer (&self->fresh, fresh_blocks_unref);
   return TRUE;
 }
 
@@ -188,14 +290,22 @@ bench_frame_src_alloc (GstBaseSrc * src, guint64 offset, guint size,
     GstBuffer ** buf)
 {
   BenchFrameSrc *self = BENCH_FRAME_SRC (src);
+  FreshBlock *block;
 
   if (self->mode != BENCH_SOURCE_FRESH)
     return GST_BASE_SRC_CLASS (bench_frame_src_parent_class)->alloc (src,
         offset, size, buf);
 
   /* As a file reader or a decoder with buffers of its own: memory the
-   * upload has never seen (a frame of 4K RGBA is a fresh mmap()). */
-  *buf = gst_buffer_new_allocate (NULL, self->info.size, NULL);
+   * upload has never seen, its bytes from a block an earlier frame gave
+   * back (FreshBlocks). */
+  if (self->fresh && self->fresh->size != self->info.size)
+    g_clear_pointer (&self->fresh, fresh_blocks_unref);
+  if (self->fresh == NULL)
+    self->fresh = fresh_blocks_new (self->info.size);
+  block = fresh_block_take (self->fresh);
+  *buf = gst_buffer_new_wrapped_full (0, block->data, self->info.size, 0,
+      self->info.size, block, fresh_block_give_back);
   gst_buffer_add_video_meta_full (*buf, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_INFO_FORMAT (&self->info), GST_VIDEO_INFO_WIDTH (&self->info),
       GST_VIDEO_INFO_HEIGHT (&self->info), GST_VIDEO_INFO_N_PLANES
@@ -251,6 +361,7 @@ bench_frame_src_finalize (GObject * object)
   BenchFrameSrc *self = BENCH_FRAME_SRC (object);
 
   gst_clear_caps (&self->caps);
+  g_clear_pointer (&self->fresh, fresh_blocks_unref);
   G_OBJECT_CLASS (bench_frame_src_parent_class)->finalize (object);
 }
 

@@ -16,7 +16,9 @@
  *   device    device frames (caps with memory:PinnedDevice) from a device
  *             pool of its own, for benchmarking a download alone
  *   fresh     a new system-memory buffer per frame (a file reader, a
- *             decoder with buffers of its own), written each frame
+ *             decoder with buffers of its own), written each frame, its
+ *             bytes a block an earlier frame gave back (as malloc() reuses
+ *             freed memory): the same cost whatever holds the frames
  * Each buffer carries in its offset the seed of its content, so that a sink
  * can check what arrived (bench_expected_byte()). */
 
