@@ -46,6 +46,7 @@
  *                    [--clip FILE.h264] [--pipeline LAUNCH]
  */
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -252,6 +253,7 @@ typedef struct
    * (sleeps, waits) per buffer: what a wait costs shows there. */
   gdouble sys_us[MAX_REPEATS];
   gdouble switches[MAX_REPEATS];
+  gdouble faults[MAX_REPEATS];  /* minor page faults per buffer */
   gdouble cores[MAX_REPEATS];
   /* The copy limit measured right before each repeat, in its direction,
    * and the one both ways (for the overlap rows' floor): the host's link
@@ -663,7 +665,18 @@ sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 static guint
 busy_us (const Config * c)
 {
-  return (guint) (c->size / (c->h2d * 1e3) + 0.5);
+  return c->h2d > 0 && isfinite (c->h2d) ?
+      (guint) (c->size / (c->h2d * 1e3) + 0.5) : 0;
+}
+
+/* The overlap rows' floor: a frame's kernel or its copy both ways at the
+ * limit @both, the longer; 0 where neither was measured. */
+static gdouble
+overlap_floor (const Config * c, gdouble both)
+{
+  gdouble copy = both > 0 && isfinite (both) ? c->size / (both / 2 * 1e3) : 0;
+
+  return MAX (busy_us (c), copy);
 }
 
 static gchar *
@@ -980,6 +993,8 @@ run_once (const Config * c, const Row * row, Result * res)
         sys_seconds (&run.ru_start)) / run.frames * 1e6;
     res->switches[res->n] = (gdouble) (run.ru_end.ru_nvcsw -
         run.ru_start.ru_nvcsw) / run.frames;
+    res->faults[res->n] = (gdouble) (run.ru_end.ru_minflt -
+        run.ru_start.ru_minflt) / run.frames;
     res->cores[res->n] = cpu / wall;
     res->n++;
     print_thread_ticks (run.threads_start, run.threads_end, wall);
@@ -1027,37 +1042,90 @@ out:
 
 static const Row *find_row (const gchar * name);
 
+/* What a row adds over its base, per frame: the difference, or "n/a" and
+ * why where the base took more (a row is its base and more, so that is
+ * noise or a base that did not do what the row's source does). */
+static gchar *
+added_figure (gdouble row, gdouble base, gint digits)
+{
+  if (row >= base)
+    return g_strdup_printf ("%.*f", digits, row - base);
+  return g_strdup_printf ("n/a (alone %.*f > row %.*f)", digits, base,
+      digits, row);
+}
+
 /* For sources whose own work dominates (a fresh buffer written per frame):
  * the time and CPU this row adds per frame over the source alone, and the
- * time the peer adds. On the pool path: the elements' own CPU. */
-static void
+ * time the peer adds. On the pool path: the elements' own CPU. FALSE where
+ * the source alone faulted in more pages a frame than the row: then it did
+ * not make its frames as the row's source did, and the figures above it
+ * mean nothing. */
+static gboolean
 print_added (const Config * c, const Row * row, Result * results)
 {
   const Row *base = find_row (row->base);
   const Row *peer = row->peer ? find_row (row->peer) : NULL;
-  gdouble fps = median (results[row - rows].fps, results[row - rows].n);
-  gdouble base_fps, added, peer_added = 0;
+  Result *res = &results[row - rows], *base_res;
+  gdouble fps = median (res->fps, res->n);
+  gdouble base_fps, added, faults, base_faults, pages, slack;
+  gchar *time, *cpu, *sys, *sleeps;
+  gboolean ok = TRUE;
 
-  if (base == NULL || results[base - rows].n == 0 || fps <= 0)
-    return;
-  base_fps = median (results[base - rows].fps, results[base - rows].n);
+  if (base == NULL || fps <= 0)
+    return TRUE;
+  base_res = &results[base - rows];
+  base_fps = median (base_res->fps, base_res->n);
+  if (base_res->n == 0 || base_fps <= 0) {
+    g_print ("%-6s %-10s   adds n/a to the source alone (%s did not run)\n",
+        "", "", base->name);
+    return TRUE;
+  }
   added = 1e6 / fps - 1e6 / base_fps;
-  if (peer && results[peer - rows].n > 0)
-    peer_added = 1e6 / median (results[peer - rows].fps,
-        results[peer - rows].n) - 1e6 / base_fps;
-  g_print ("%-6s %-10s   adds %.0f us/frame to the source alone (%.0f "
-      "us/frame), %.1f us of CPU (%.1f in the kernel, %.2f sleeps)", "", "",
-      added, 1e6 / base_fps,
-      median (results[row - rows].cpu_us, results[row - rows].n) -
-      median (results[base - rows].cpu_us, results[base - rows].n),
-      median (results[row - rows].sys_us, results[row - rows].n) -
-      median (results[base - rows].sys_us, results[base - rows].n),
-      median (results[row - rows].switches, results[row - rows].n) -
-      median (results[base - rows].switches, results[base - rows].n));
-  if (peer_added > 0)
-    g_print ("; %s adds %.0f: %.2fx less", peer->name, peer_added,
-        peer_added / MAX (added, 1));
+  time = added_figure (1e6 / fps, 1e6 / base_fps, 0);
+  cpu = added_figure (median (res->cpu_us, res->n),
+      median (base_res->cpu_us, base_res->n), 1);
+  sys = added_figure (median (res->sys_us, res->n),
+      median (base_res->sys_us, base_res->n), 1);
+  sleeps = added_figure (median (res->switches, res->n),
+      median (base_res->switches, base_res->n), 2);
+  faults = median (res->faults, res->n);
+  base_faults = median (base_res->faults, base_res->n);
+  g_print ("%-6s %-10s   adds %s us/frame to the source alone (%.0f "
+      "us/frame, %.0f page faults a frame; this row %.0f), %s us of CPU (%s "
+      "in the kernel, %s sleeps)", "", "", time, 1e6 / base_fps, base_faults,
+      faults, cpu, sys, sleeps);
+  if (peer && results[peer - rows].n > 0) {
+    gdouble peer_fps = median (results[peer - rows].fps,
+        results[peer - rows].n);
+    gdouble peer_added = 1e6 / peer_fps - 1e6 / base_fps;
+
+    if (peer_added < 0)
+      g_print ("; %s adds n/a (alone %.0f > %s %.0f us/frame)", peer->name,
+          1e6 / base_fps, peer->name, 1e6 / peer_fps);
+    else if (added < 0.5)
+      g_print ("; %s adds %.0f: x less n/a (this row adds %s)", peer->name,
+          peer_added, added < 0 ? "n/a" : "under 1 us");
+    else
+      g_print ("; %s adds %.0f: %.2fx less", peer->name, peer_added,
+          peer_added / added);
+  }
   g_print ("\n");
+
+  /* A frame's pages, a quarter of them at least, and some for the rest of
+   * the process. */
+  pages = (gdouble) c->size / sysconf (_SC_PAGESIZE);
+  slack = MAX (pages / 4, 64);
+  if (base_faults > faults + slack) {
+    g_print ("%-6s %-10s   WRONG BASE: %s faulted in %.0f pages a frame, "
+        "this row %.0f: it does not make its frames as this row's source "
+        "does\n", "", "", base->name, base_faults, faults);
+    ok = FALSE;
+  }
+  g_free (time);
+  g_free (cpu);
+  g_free (sys);
+  g_free (sleeps);
+  return ok;
 }
 
 static gdouble
@@ -1417,10 +1485,11 @@ main (int argc, char **argv)
           break;
         res->limit[res->n - 1] = limit;
         res->limit_both[res->n - 1] = both;
-        res->ratio[res->n - 1] = res->fps[res->n - 1] *
-            bytes_per_frame (c, row) / 1e9 / limit;
-        res->overlap[res->n - 1] = 1e6 / res->fps[res->n - 1] /
-            MAX (busy_us (c), c->size / (both / 2 * 1e3));
+        /* 0 where there is nothing to divide by: printed n/a. */
+        res->ratio[res->n - 1] = limit > 0 && isfinite (limit) ?
+            res->fps[res->n - 1] * bytes_per_frame (c, row) / 1e9 / limit : 0;
+        res->overlap[res->n - 1] = overlap_floor (c, both) > 0 ?
+            1e6 / res->fps[res->n - 1] / overlap_floor (c, both) : 0;
       }
     }
 
@@ -1436,6 +1505,10 @@ main (int argc, char **argv)
       gdouble peer_fps = peer_res ? median (peer_res->fps, peer_res->n) : 0;
       gchar *size = g_strdup_printf ("%dx%d", c->width, c->height);
       gchar peer_ratio[16] = "-";
+      gchar limit_ratio[16] = "n/a";
+      gdouble overlap = median (res->overlap, res->n);
+      gdouble floor_us = is_overlap (row) && overlap > 0 ? 1e6 / fps /
+          overlap : 0;
 
       if (res->skipped && res->note == NULL) {
         g_free (size);
@@ -1443,12 +1516,14 @@ main (int argc, char **argv)
       }
       if (peer_fps > 0)
         g_snprintf (peer_ratio, sizeof (peer_ratio), "%.2f", fps / peer_fps);
+      if (res->n == 0 || ratio > 0)
+        g_snprintf (limit_ratio, sizeof (limit_ratio), "%.3f", ratio);
       if (res->n > 0 && !res->verified)
         all_verified = FALSE;
 
-      g_print ("%-6s %-10s %-28s %9.1f %7.2f %7.2f %6.3f %6s %8.1f %6.3f "
+      g_print ("%-6s %-10s %-28s %9.1f %7.2f %7.2f %6s %6s %8.1f %6.3f "
           "%6.3f %s\n", c->format, size, row->name, fps, gbps, limit,
-          ratio, peer_ratio,
+          limit_ratio, peer_ratio,
           median (res->cpu_us, res->n), median (res->cores, res->n),
           spread (res->fps, res->n), res->n == 0 ? (res->note ? res->note :
               "not run") : res->verified ? "ok" : "WRONG");
@@ -1460,8 +1535,7 @@ main (int argc, char **argv)
           ratio, peer_fps > 0 ? fps / peer_fps : 0,
           median (res->cpu_us, res->n), median (res->cores, res->n),
           spread (res->fps, res->n), res->n, res->verified ? "yes" : "no",
-          fps > 0 ? 1e6 / fps : 0, is_overlap (row) ?
-          1e6 / fps / MAX (median (res->overlap, res->n), 1e-9) : 0,
+          fps > 0 ? 1e6 / fps : 0, floor_us,
           median (res->sys_us, res->n), median (res->switches, res->n),
           res->note ? res->note : "");
       g_string_append_printf (json, "    {\"format\": \"%s\", \"width\": %d, "
@@ -1476,17 +1550,22 @@ main (int argc, char **argv)
           c->bidir, ratio,
           peer_fps > 0 ? fps / peer_fps : 0, median (res->cpu_us, res->n),
           median (res->cores, res->n), spread (res->fps, res->n), res->n,
-          res->verified ? "true" : "false", fps > 0 ? 1e6 / fps : 0,
-          is_overlap (row) ? 1e6 / fps / MAX (median (res->overlap, res->n),
-              1e-9) : 0);
+          res->verified ? "true" : "false", fps > 0 ? 1e6 / fps : 0, floor_us);
       g_free (size);
-      if (row->base && res->n > 0 && g_strcmp0 (row->base, row->name))
-        print_added (c, row, results);
-      if (is_overlap (row) && res->n > 0)
+      if (row->base && res->n > 0 && g_strcmp0 (row->base, row->name) &&
+          !print_added (c, row, results))
+        all_verified = FALSE;
+      if (res->n > 0 && ratio <= 0)
+        g_print ("%-6s %-10s   /limit n/a: no in-run limit measured (%.2f "
+            "GB/s)\n", "", "", limit);
+      if (is_overlap (row) && res->n > 0 && overlap > 0)
         g_print ("%-6s %-10s   frame period %.0f us = %.2f x max(kernel %u us, "
-            "copy both ways %.0f us)\n", "", "", 1e6 / fps,
-            median (res->overlap, res->n), busy_us (c),
-            c->size / (median (res->limit_both, res->n) / 2 * 1e3));
+            "copy both ways %.0f us)\n", "", "", 1e6 / fps, overlap,
+            busy_us (c), overlap_floor (c, median (res->limit_both, res->n)));
+      else if (is_overlap (row) && res->n > 0)
+        g_print ("%-6s %-10s   frame period %.0f us = n/a x max(kernel %u us, "
+            "copy both ways): no kernel time, no limit both ways measured\n",
+            "", "", 1e6 / fps, busy_us (c));
       g_free (res->note);
     }
   }
