@@ -637,8 +637,9 @@ in_process (const BenchDevices * b, guint n, const GstVideoInfo * info,
   for (i = 0; i < b->streams; i++)
     r->startup_s = MAX (r->startup_s, streams[i]->first_at - started);
   r->resident_mib = resident_mib () - rss0;
-  r->locked_mib = (gst_pinned_host_memory_get_locked_bytes () - locked0) /
-      (1024.0 * 1024.0);
+  /* Signed: either can have fallen since. */
+  r->locked_mib = ((gdouble) gst_pinned_host_memory_get_locked_bytes () -
+      (gdouble) locked0) / (1024.0 * 1024.0);
   r->pool_buffers = stream_pool_buffers (streams[0]);
 
   if (error == NULL) {
@@ -779,14 +780,16 @@ print_result (const gchar * what, guint n, guint streams,
     const BenchDevicesResult * r, gdouble limit, gdouble same, gboolean convert)
 {
   gchar *memory = r->startup_s > 0 ? g_strdup_printf ("start %.2f s  "
-      "resident +%.0f MiB (page-locked +%.0f)", r->startup_s,
+      "resident %+.0f MiB (page-locked %+.0f)", r->startup_s,
       r->resident_mib, r->locked_mib) : g_strdup ("");
+  gchar *of_limit = limit > 0 ? g_strdup_printf ("%.3f", r->gb_per_s /
+      limit) : g_strdup ("n/a (no limit measured)");
 
-  g_print ("%-12s %2u GPUs %3u streams%s %10.1f frames/s %7.2f GB/s  %.3f "
+  g_print ("%-12s %2u GPUs %3u streams%s %10.1f frames/s %7.2f GB/s  %s "
       "of the limit  %6.1f us CPU a frame  %s  %s\n", what, n, streams,
-      convert ? " (convert)" : "", r->frames_per_s, r->gb_per_s,
-      r->gb_per_s / MAX (limit, 1e-9), r->cpu_us, memory,
-      !r->verified ? "WRONG" : convert ? "ran" : "ok");
+      convert ? " (convert)" : "", r->frames_per_s, r->gb_per_s, of_limit,
+      r->cpu_us, memory, !r->verified ? "WRONG" : convert ? "ran" : "ok");
+  g_free (of_limit);
   if (same > 0)
     g_print ("%-12s %.3f of the limit with the streams' buffers rotating\n",
         "", r->gb_per_s / same);

@@ -243,7 +243,7 @@ bench_extras_anatomy (gsize size, guint row_bytes)
     Samples t = { {0}, 0 };
     gdouble cpu0 = bench_cpu_seconds (), wall0 = now_ms (), cores;
     const gchar *what;
-    gchar *label;
+    gchar *label, *rate;
 
     if (k < G_N_ELEMENTS (threads)) {
       gst_pinned_pageable_set_mode (pageable, GST_PINNED_PAGEABLE_STAGE);
@@ -286,9 +286,11 @@ bench_extras_anatomy (gsize size, guint row_bytes)
       label = g_strdup_printf ("(registered %" G_GUINT64_FORMAT ")",
           gst_pinned_pageable_get_count (pageable, GST_PINNED_PATH_REGISTERED));
     }
-    g_print ("  %s %s: %.2f (%.1f GB/s, %.2f cores incl. writing fresh "
-        "frames)\n", what, label, med (&t), size / (med (&t) / 1e3) / 1e9,
-        cores);
+    rate = med (&t) > 0 ? g_strdup_printf ("%.1f GB/s", size / (med (&t) /
+            1e3) / 1e9) : g_strdup ("GB/s n/a: no time measured");
+    g_print ("  %s %s: %.2f (%s, %.2f cores incl. writing fresh frames)\n",
+        what, label, med (&t), rate, cores);
+    g_free (rate);
     g_free (label);
     gst_pinned_pageable_flush (pageable, NULL);
     gst_object_unref (pageable);
@@ -491,6 +493,7 @@ bench_extras_mapped (void)
     GstMemory *mem = gst_allocator_alloc (alloc, size, NULL);
     unsigned long long expect = 0;
     gdouble us[3];
+    gchar *ratio;
     GstMapInfo map;
     guint8 *dev;
 
@@ -528,10 +531,13 @@ bench_extras_mapped (void)
         ok = FALSE;
       }
     }
+    ratio = us[0] > 0 ? g_strdup_printf ("%.2fx", us[1] / us[0]) :
+        g_strdup ("n/a: the copy took no time");
     g_print ("  %-15s %9" G_GSIZE_FORMAT " bytes: copy + kernel %8.1f, "
-        "zero-copy kernel %8.1f (%.2fx), kernel on device alone %7.1f: "
-        "zero copy %s\n", sizes[k].name, size, us[0], us[1], us[1] / us[0],
+        "zero-copy kernel %8.1f (%s), kernel on device alone %7.1f: "
+        "zero copy %s\n", sizes[k].name, size, us[0], us[1], ratio,
         us[2], us[1] < us[0] ? "wins" : "loses");
+    g_free (ratio);
 
     CHECK (cudaFree (dev));
     gst_memory_unmap (mem, &map);
@@ -630,7 +636,8 @@ bench_extras_hugepages (gsize size, guint n)
     GstMemory *mem[32];
     GstMapInfo map[32];
     guint8 *host[32], *dev[32];
-    guint64 huge_before = anon_huge_kb ();
+    guint64 huge_before = anon_huge_kb (), huge_after;
+    gchar *huge;
     gdouble gbps[3];
     guint d;
 
@@ -643,11 +650,16 @@ bench_extras_hugepages (gsize size, guint n)
     }
     for (d = 0; d < 3; d++)
       gbps[d] = rotating (host, dev, n, size, d, s1, s2, start, stop, joined);
-    g_print ("  %-34s H2D %.1f D2H %.1f both %.1f (huge pages: %"
-        G_GUINT64_FORMAT " MiB of %" G_GSIZE_FORMAT ")\n", kind ?
-        "anonymous, huge pages, registered" : "cudaHostAlloc", gbps[0],
-        gbps[1], gbps[2], (anon_huge_kb () - huge_before) / 1024,
-        2 * n * size >> 20);
+    huge_after = anon_huge_kb ();
+    /* The process's huge pages can also have shrunk meanwhile. */
+    huge = huge_after >= huge_before ? g_strdup_printf ("%" G_GUINT64_FORMAT,
+        (huge_after - huge_before) / 1024) : g_strdup_printf ("n/a (the "
+        "process's fell by %" G_GUINT64_FORMAT ")",
+        (huge_before - huge_after) / 1024);
+    g_print ("  %-34s H2D %.1f D2H %.1f both %.1f (huge pages: %s MiB of %"
+        G_GSIZE_FORMAT ")\n", kind ? "anonymous, huge pages, registered" :
+        "cudaHostAlloc", gbps[0], gbps[1], gbps[2], huge, 2 * n * size >> 20);
+    g_free (huge);
     for (i = 0; i < 2 * n; i++) {
       gst_memory_unmap (mem[i], &map[i]);
       gst_memory_unref (mem[i]);
@@ -902,6 +914,7 @@ bench_extras_decoder (const gchar * clip)
       clip);
   for (v = 0; v < G_N_ELEMENTS (variants); v++) {
     BenchPipelineResult r;
+    gchar *added;
     gchar *launch;
 
     if (variants[v].nvcodec && !have_nvcodec) {
@@ -918,10 +931,20 @@ bench_extras_decoder (const gchar * clip)
       period0 = r.period_ms;
     if (copy == 0 && r.frame_size)
       copy = copy_us (r.frame_size);
-    g_print ("  %-26s %u frames, %.2f ms/frame (+%.2f over the decoder "
+    /* What this way adds to the decoder alone (the first). */
+    if (v == 0)
+      added = g_strdup ("+0.00");
+    else if (period0 <= 0)
+      added = g_strdup ("n/a: the decoder alone did not finish");
+    else if (r.period_ms < period0)
+      added = g_strdup_printf ("n/a: alone %.2f > this %.2f", period0,
+          r.period_ms);
+    else
+      added = g_strdup_printf ("+%.2f", r.period_ms - period0);
+    g_print ("  %-26s %u frames, %.2f ms/frame (%s over the decoder "
         "alone), in the element %.0f us/frame median, %.2f cores\n",
-        variants[v].name, r.frames, r.period_ms, v ? r.period_ms - period0 :
-        0, r.inside_us, r.cores);
+        variants[v].name, r.frames, r.period_ms, added, r.inside_us, r.cores);
+    g_free (added);
     if (v > 0 && copy > 0)
       g_print ("  %-26s in the element = %.2f x one page-locked copy of the "
           "frame (%.0f us at the link's rate now)\n", "", r.inside_us / copy,
