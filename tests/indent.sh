@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# gst-indent layout: every C file under src/ gst/ include/ tests/ examples/
-# must come out of GNU indent, run twice with gst-indent's options (as
-# gst-indent does: indent is not idempotent in one run), unchanged.
+# gst-indent layout: every C file under src/ gst/ include/ tests/
+# examples/ docs/ must come out of GNU indent, run twice with gst-indent's
+# options (as gst-indent does: indent is not idempotent in one run),
+# unchanged.
 # Headers are aligned by hand, as GStreamer's are (indent would join
 # G_BEGIN_DECLS with the next declaration and undo the column layout of
 # prototypes): they are checked for tabs and trailing blanks only.
@@ -52,7 +53,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The files of the tree, tracked or not (a new file counts before its
 # commit), never the build folders.
-mapfile -t files < <(find src gst include tests examples \
+mapfile -t files < <(find src gst include tests examples docs \
   -type f \( -name '*.c' -o -name '*.h' \) -not -path '*/build*' | sort)
 
 # Files another change is reformatting; listed, and checked to still need
