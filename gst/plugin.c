@@ -38,6 +38,9 @@ plugin_init (GstPlugin * plugin)
   gst_type_mark_as_plugin_api (GST_TYPE_PINNED_BASE_TRANSFORM, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_PINNED_COPY_TRANSFORM, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_PINNED_FILTER, 0);
+  /* The enum of their device-alloc property, documented with its values
+   * (as pageable-mode's, which the upload marks). */
+  gst_type_mark_as_plugin_api (GST_TYPE_PINNED_DEVICE_ALLOC, 0);
 
   ret |= GST_ELEMENT_REGISTER (pinnedupload, plugin);
   ret |= GST_ELEMENT_REGISTER (pinneddownload, plugin);
