@@ -19,6 +19,9 @@
 
 #include <string.h>
 #include <dlfcn.h>
+#include <signal.h>
+#include <time.h>
+#include <sys/mman.h>
 #include <cuda_runtime_api.h>
 #include "pinnedtest.h"
 
@@ -837,6 +840,135 @@ GST_START_TEST (test_detached_staging_failure)
 
 GST_END_TEST;
 
+/* A source whose first read by a staging worker stalls: its pages are
+ * inaccessible, and the fault's handler (on the worker) sleeps for
+ * @stall_ms before it opens them, so that the memcpy goes on. Counts the
+ * stalls that ended. */
+static guint8 *stall_base;
+static gsize stall_size;
+static guint stall_ms;
+static gint stalls_ended;
+static struct sigaction stall_old_action;
+
+static void
+stall_on_fault (int sig, siginfo_t * si, void *context)
+{
+  guint8 *addr = si->si_addr;
+  struct timespec pause = { stall_ms / 1000, (stall_ms % 1000) * 1000000 };
+
+  if (addr < stall_base || addr >= stall_base + stall_size) {
+    /* A real fault: it faults again with the handler before. */
+    sigaction (SIGSEGV, &stall_old_action, NULL);
+    return;
+  }
+  nanosleep (&pause, NULL);
+  mprotect (stall_base, stall_size, PROT_READ | PROT_WRITE);
+  g_atomic_int_inc (&stalls_ended);
+}
+
+static void
+unmap_stalled (gpointer data)
+{
+  munmap (data, stall_size);
+}
+
+/* A frame of @info whose workers stall, filled from @seed. */
+static GstBuffer *
+new_stalling_frame (const GstVideoInfo * info, guint32 seed, guint ms)
+{
+  struct sigaction action = { 0 };
+  GstBuffer *buf;
+
+  stall_size = info->size;
+  stall_ms = ms;
+  g_atomic_int_set (&stalls_ended, 0);
+  stall_base = mmap (NULL, stall_size, PROT_READ | PROT_WRITE,
+      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  fail_unless (stall_base != MAP_FAILED);
+  buf = gst_buffer_new_wrapped_full (0, stall_base, stall_size, 0,
+      stall_size, stall_base, unmap_stalled);
+  pinned_test_fill_frame (buf, info, seed);
+  fail_unless (mprotect (stall_base, stall_size, PROT_NONE) == 0);
+
+  action.sa_sigaction = stall_on_fault;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset (&action.sa_mask);
+  fail_unless (sigaction (SIGSEGV, &action, &stall_old_action) == 0);
+  return buf;
+}
+
+/* A frame that fails before it has a fence (its DMA from staging cannot be
+ * enqueued, after its staging workers were started) orders nothing after
+ * its workers: it must not hand its staging buffer on until they are done.
+ * Its workers stall on their first read; the next frame (small: the
+ * calling thread stages it) reuses the staging buffer, its DMA held back
+ * past the stall, and must arrive as it was, not with the failed frame's
+ * bytes written over it. */
+GST_START_TEST (test_failed_frame_staging_waits_for_workers)
+{
+  PinnedTestDevice d;
+  GstPinnedPageable *pageable;
+  GstVideoInfo info, next_info;
+  GstBuffer *failing, *dev, *next, *ref, *next_dev, *back;
+  GError *error = NULL;
+  gint ended_at_failure;
+
+  if (!pinned_test_is_fake ())
+    return;                     /* failures on demand: stand-in only */
+
+  pinned_test_device_init (&d);
+  pageable = gst_pinned_pageable_new (d.ctx);
+  gst_pinned_pageable_set_mode (pageable, GST_PINNED_PAGEABLE_STAGE);
+  gst_pinned_pageable_set_threads (pageable, 3);
+  /* 1 MiB: several chunks, staged detached; 64 KiB: one chunk, staged by
+   * the calling thread at the start of the same staging buffer. */
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 1024, 1024);
+  gst_video_info_set_format (&next_info, GST_VIDEO_FORMAT_GRAY8, 256, 256);
+  dev = gst_buffer_new_allocate (d.device, info.size, NULL);
+  next_dev = gst_buffer_new_allocate (d.device, next_info.size, NULL);
+  back = gst_buffer_new_allocate (d.host, next_info.size, NULL);
+
+  failing = new_stalling_frame (&info, 61, DELAY_MS);
+  /* The first cudaMemcpyAsync is the DMA behind the workers' host
+   * function. */
+  pinned_test_fail ("cudaMemcpyAsync", 0, 1, cudaErrorInvalidValue);
+  fail_if (gst_pinned_transfer_video_frame_full (d.stream, &info, failing,
+          dev, pageable, &error));
+  ended_at_failure = g_atomic_int_get (&stalls_ended);
+  fail_unless (error != NULL && strstr (error->message, "cudaMemcpyAsync"),
+      "the frame did not fail at its DMA: %s", error ? error->message : "");
+  g_clear_error (&error);
+  pinned_test_reset ();
+
+  next = gst_buffer_new_allocate (NULL, next_info.size, NULL);
+  pinned_test_fill_frame (next, &next_info, 62);
+  ref = gst_buffer_copy_deep (next);
+  pinned_test_delay_stream (d.stream, 2 * DELAY_MS);
+  fail_unless (gst_pinned_transfer_video_frame_full (d.stream, &next_info,
+          next, next_dev, pageable, NULL));
+  fail_unless (gst_pinned_transfer_video_frame (d.stream, &next_info,
+          next_dev, back, NULL));
+  fail_unless (pinned_test_frames_equal (ref, back, &next_info),
+      "the next frame's staging buffer was written by the staging workers "
+      "of the frame that failed before it");
+  fail_unless (ended_at_failure > 0, "the failed frame returned while its "
+      "staging workers were still copying into its staging buffer");
+  fail_unless_equals_int (gst_pinned_pageable_get_count (pageable,
+          GST_PINNED_PATH_STAGED), 1);
+
+  gst_object_unref (pageable);
+  sigaction (SIGSEGV, &stall_old_action, NULL);
+  gst_buffer_unref (failing);
+  gst_buffer_unref (next);
+  gst_buffer_unref (ref);
+  gst_buffer_unref (back);
+  gst_buffer_unref (next_dev);
+  gst_buffer_unref (dev);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 /* A source's pool buffer staged by threads goes back to its pool as soon
  * as they are done, not at the next frame: a source with a pool of one
  * waits for it before it makes that frame. */
@@ -1483,6 +1615,7 @@ pageable_suite (void)
   tcase_add_test (tc, test_staged_pool_buffer_back_at_once);
   tcase_add_test (tc, test_large_fresh_frame_staged_waiting);
   tcase_add_test (tc, test_detached_staging_failure);
+  tcase_add_test (tc, test_failed_frame_staging_waits_for_workers);
   tcase_add_loop_test (tc, test_changing_buffers, 0, 2);
   tcase_add_test (tc, test_download_into_pageable);
   tcase_add_test (tc, test_download_into_pageable_held_back);
