@@ -31,6 +31,8 @@
  *   direction they claim;
  * - cudaFree() and cudaFreeHost() do not synchronize (CUDA's do): freeing
  *   memory that queued work still touches aborts with a message;
+ * - munmap() of pages still registered with cudaHostRegister() aborts with
+ *   a message (CUDA keeps them page-locked past the mapping);
  * - any call can be made to fail at once (fakecuda_fail()), and work can
  *   fail when its stream reaches it (fakecuda_fail_async(), or a kernel
  *   emulation that calls fakecuda_kernel_fault()): the error shows at the
@@ -48,6 +50,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#ifdef FAKECUDA_CATCH_MUNMAP
+#include <stdlib.h>
+#include <sys/syscall.h>
+#endif
 
 #include <cuda_runtime_api.h>
 #include "fakecuda.h"
@@ -1813,6 +1819,39 @@ fakecuda_untrack_host_range (const void *ptr)
           HOST_TRACKED))
     g_error ("fakecuda: %p is no tracked pageable buffer", ptr);
 }
+
+#ifdef FAKECUDA_CATCH_MUNMAP
+/* The process's munmap(): where a test links the runtime, the stand-in
+ * comes before libc, and its version script gives this one libc's version
+ * (meson.build). CUDA keeps registered pages page-locked after their
+ * mapping goes, and a copy at those addresses then uses pages no longer
+ * mapped there, while the stand-in would copy whatever is mapped there
+ * now: unmapping registered pages stops the process instead. */
+int
+munmap (void *addr, size_t length)
+{
+  guint8 *start = addr, *end = start + length;
+  GList *l;
+
+  g_mutex_lock (&lock);
+  for (l = host_allocs; l; l = l->next) {
+    HostAlloc *h = l->data;
+
+    if (h->kind != HOST_REGISTERED || h->ptr >= end || start >= h->ptr +
+        h->size)
+      continue;
+    g_printerr ("fakecuda: munmap (%p, %zu) of pages registered with "
+        "cudaHostRegister (%p, %zu). CUDA keeps them page-locked past the "
+        "mapping, and copies at these addresses use them, not what is "
+        "mapped there later: unregister first.\n", addr, length, h->ptr,
+        h->size);
+    abort ();
+  }
+  g_mutex_unlock (&lock);
+
+  return syscall (SYS_munmap, addr, length);
+}
+#endif
 
 cudaError_t CUDARTAPI
 cudaHostGetFlags (unsigned int *flags, void *ptr)

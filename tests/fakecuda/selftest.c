@@ -12,12 +12,15 @@
  * asynchronously, stream handles are reused, failures can surface later and
  * stick (a faulting kernel drops the device's queued work), pageable
  * copies are bounds-checked, held-back copies land in pieces, freeing
- * memory that queued work still uses is caught, device pointers are valid
- * in their own context only, and the driver counts primary retains. */
+ * memory that queued work still uses is caught, so is unmapping registered
+ * pages, device pointers are valid in their own context only, and the
+ * driver counts primary retains. */
 
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <dlfcn.h>
 #include <string.h>
+#include <unistd.h>
 #include <cuda_runtime_api.h>
 #include "fakecuda.h"
 
@@ -480,6 +483,64 @@ test_free_in_use_is_caught (void)
       "still use the memory*");
 }
 
+/* Pages registered with cudaHostRegister() are unregistered before they
+ * are unmapped: CUDA keeps them page-locked past the mapping, and copies
+ * at those addresses then use them, not what is mapped there later. The
+ * stand-in stops the process at such an munmap(), here GLib's (a library
+ * whose call names libc's munmap, as libgstallocators' fd memory does);
+ * unregistered first, the mapping goes as any. */
+#ifdef FAKECUDA_CATCH_MUNMAP
+static GMappedFile *
+map_file_of (gsize size)
+{
+  gchar *path = NULL, *zeros = g_malloc0 (size);
+  GMappedFile *file;
+  gint fd;
+
+  fd = g_file_open_tmp ("fakecuda-XXXXXX", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, zeros, size), ==, (gssize) size);
+  close (fd);
+  file = g_mapped_file_new (path, TRUE, NULL);
+  g_assert_nonnull (file);
+  g_unlink (path);
+  g_free (path);
+  g_free (zeros);
+  return file;
+}
+#endif
+
+static void
+test_unmap_registered_is_caught (void)
+{
+#ifdef FAKECUDA_CATCH_MUNMAP
+  gsize size = 64 * 1024;
+  GMappedFile *file;
+
+  if (g_test_subprocess ()) {
+    file = map_file_of (size);
+    cudaHostRegister (g_mapped_file_get_contents (file), size,
+        cudaHostRegisterPortable);
+    g_mapped_file_unref (file);
+    return;
+  }
+
+  file = map_file_of (size);
+  assert_cuda (cudaHostRegister (g_mapped_file_get_contents (file), size,
+          cudaHostRegisterPortable), cudaSuccess);
+  assert_cuda (cudaHostUnregister (g_mapped_file_get_contents (file)),
+      cudaSuccess);
+  g_mapped_file_unref (file);
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*munmap (*, 65536) of pages registered with "
+      "cudaHostRegister (*, 65536)*");
+#else
+  g_test_skip ("munmap() is not caught on this architecture");
+#endif
+}
+
 static void
 test_event_flags (void)
 {
@@ -872,6 +933,8 @@ main (int argc, char **argv)
       test_free_does_not_synchronize);
   g_test_add_func ("/fakecuda/free-in-use-is-caught",
       test_free_in_use_is_caught);
+  g_test_add_func ("/fakecuda/unmap-registered-is-caught",
+      test_unmap_registered_is_caught);
   g_test_add_func ("/fakecuda/event-flags", test_event_flags);
   g_test_add_func ("/fakecuda/pointers-valid-in-their-context",
       test_pointers_valid_in_their_context);
