@@ -17,12 +17,18 @@
  * registration behind; the library's download into pageable memory is
  * staged bit-exact too. */
 
+/* memfd_create() */
+#define _GNU_SOURCE
+
 #include <string.h>
 #include <dlfcn.h>
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <cuda_runtime_api.h>
+#include <gst/allocators/gstfdmemory.h>
+#include <gst/allocators/gstdmabuf.h>
 #include "pinnedtest.h"
 
 #define N_FRAMES 6
@@ -1057,6 +1063,125 @@ GST_START_TEST (test_changing_buffers)
 
 GST_END_TEST;
 
+/* Memory of a file descriptor without GST_FD_MEMORY_FLAG_KEEP_MAPPED (as
+ * dmabufs) is mapped only while it is mapped: each map maps the file
+ * anew, its last unmap unmaps it. Pages registered then would stay
+ * page-locked past their mapping (CUDA keeps them, and copies at those
+ * addresses use them, whatever is mapped there later). The allocator's
+ * unmap is wrapped: no part of the mapping may be page-locked when it is
+ * unmapped. */
+static GstMemoryMapFunction fd_map;
+static GstMemoryUnmapFunction fd_unmap;
+static GQuark fd_address_quark;
+static gchar *fd_case;
+static gint fd_unmaps;
+
+static gpointer
+fd_map_noting (GstMemory * mem, gsize maxsize, GstMapFlags flags)
+{
+  gpointer data = fd_map (mem, maxsize, flags);
+
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), fd_address_quark,
+      data, NULL);
+  return data;
+}
+
+static gboolean
+page_locked (const guint8 * p)
+{
+  struct cudaPointerAttributes attr;
+
+  return cudaPointerGetAttributes (&attr, p) == cudaSuccess &&
+      attr.type == cudaMemoryTypeHost;
+}
+
+static void
+fd_unmap_checking (GstMemory * mem)
+{
+  const guint8 *data = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem),
+      fd_address_quark);
+
+  fail_if (page_locked (data) || page_locked (data + mem->maxsize / 2),
+      "%s: memory of a file descriptor unmapped while page-locked "
+      "(cudaHostRegister): its pages stay locked past their mapping", fd_case);
+  g_atomic_int_inc (&fd_unmaps);
+  fd_unmap (mem);
+}
+
+/* Frames in two memories of memfds (fd memory, and dmabuf memory, whose
+ * allocator takes any fd it can map), each pushed again and again (memory
+ * that comes back, which auto mode registers where it may; register mode
+ * at first sight): never registered, staged, and every frame arrives as
+ * it was. */
+GST_START_TEST (test_fd_memory_not_registered)
+{
+  const gchar *mode = __i__ % 2 ? "register" : "auto";
+  gboolean dmabuf = __i__ / 2;
+  GstAllocator *fd_allocator = dmabuf ? gst_dmabuf_allocator_new () :
+      gst_fd_allocator_new ();
+  GstMemory *mems[2];
+  GstVideoInfo info;
+  GstHarness *h;
+  guint i;
+
+  fd_case = g_strdup_printf ("%s, %s memory", mode, dmabuf ? "dmabuf" : "fd");
+  /* A memfd is no dmabuf: its maps cannot sync it. */
+  if (dmabuf)
+    gst_debug_set_threshold_for_name ("dmabuf", GST_LEVEL_ERROR);
+  fd_map = fd_allocator->mem_map;
+  fd_unmap = fd_allocator->mem_unmap;
+  fd_allocator->mem_map = fd_map_noting;
+  fd_allocator->mem_unmap = fd_unmap_checking;
+  fd_address_quark = g_quark_from_static_string ("pinned-test-fd-address");
+  g_atomic_int_set (&fd_unmaps, 0);
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 1024, 512);
+  h = new_pair (mode, "copy-threads=3", &info);
+  for (i = 0; i < G_N_ELEMENTS (mems); i++) {
+    gint fd = memfd_create ("pinned-test-frame", MFD_CLOEXEC);
+
+    fail_unless (fd >= 0 && ftruncate (fd, info.size) == 0);
+    mems[i] = dmabuf ? gst_dmabuf_allocator_alloc (fd_allocator, fd,
+        info.size) : gst_fd_allocator_alloc (fd_allocator, fd, info.size,
+        GST_FD_MEMORY_FLAG_NONE);
+    fail_unless (mems[i] != NULL);
+  }
+
+  for (i = 0; i < N_FRAMES; i++) {
+    GstMemory *mem = mems[i % G_N_ELEMENTS (mems)];
+    GstBuffer *ref = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GstBuffer *in = gst_buffer_new (), *out;
+    GstMapInfo map;
+
+    /* Written through the file: the memory stays unmapped. */
+    pinned_test_fill_frame (ref, &info, 300 + i);
+    fail_unless (gst_buffer_map (ref, &map, GST_MAP_READ));
+    fail_unless_equals_int (pwrite (gst_fd_memory_get_fd (mem), map.data,
+            map.size, 0), map.size);
+    gst_buffer_unmap (ref, &map);
+    gst_buffer_append_memory (in, gst_memory_ref (mem));
+
+    out = pinned_test_push_and_pull (h, in);
+    fail_unless (pinned_test_frames_equal (ref, out, &info),
+        "%s: frame %u differs", fd_case, i);
+    gst_buffer_unref (out);
+    gst_buffer_unref (ref);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless (g_atomic_int_get (&fd_unmaps) >= N_FRAMES);
+  fail_unless_equals_int (stat (h, "registered"), 0);
+  fail_unless_equals_int (stat (h, "staged"), N_FRAMES);
+
+  gst_harness_teardown (h);
+  for (i = 0; i < G_N_ELEMENTS (mems); i++)
+    gst_memory_unref (mems[i]);
+  gst_object_unref (fd_allocator);
+  gst_debug_unset_threshold_for_name ("dmabuf");
+  g_free (fd_case);
+}
+
+GST_END_TEST;
+
 /* The library's download into pageable memory, staged: the same layout
  * (chunks copied out as their DMA lands) and another one (pitched copy
  * into staging, rows copied out), into fresh and registered memory. */
@@ -1617,6 +1742,7 @@ pageable_suite (void)
   tcase_add_test (tc, test_detached_staging_failure);
   tcase_add_test (tc, test_failed_frame_staging_waits_for_workers);
   tcase_add_loop_test (tc, test_changing_buffers, 0, 2);
+  tcase_add_loop_test (tc, test_fd_memory_not_registered, 0, 4);
   tcase_add_test (tc, test_download_into_pageable);
   tcase_add_test (tc, test_download_into_pageable_held_back);
   tcase_add_loop_test (tc, test_host_flags, 0, G_N_ELEMENTS (flag_sets));
