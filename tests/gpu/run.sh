@@ -9,6 +9,8 @@
 #   device       the GPU, its driver and link
 #   suite        the 'gpu' suite and 'gpu-hidden' (states-hidden)
 #   sanitizer    compute-sanitizer memcheck over the 'gpu' suite
+#   sanitizer-racecheck, sanitizer-synccheck, sanitizer-initcheck
+#                the same with that tool
 #                ($SANITIZER_JOBS tests at a time, default 1)
 #   renegotiate  the renegotiation test, $RENEG_RUNS times (20)
 #   ipc          frames across processes: cudaipcsink / cudaipcsrc (1.24+)
@@ -204,18 +206,22 @@ for step in "${steps[@]}"; do
       LD_LIBRARY_PATH=$libpath bash tests/gpu/ipc.sh > "$OUT/ipc.log" 2>&1
       summary+=("ipc: rc $? $(tr '\n' ' ' < "$OUT/ipc.log")")
       ;;
-    sanitizer)
-      # memcheck over every process of every GPU test (gst-launch children
-      # of the checksum test included), $SANITIZER_JOBS tests at a time
-      # (default 1; each runs many times slower under the sanitizer).
-      cs="compute-sanitizer --tool memcheck --error-exitcode 1 --target-processes all"
+    sanitizer|sanitizer-racecheck|sanitizer-synccheck|sanitizer-initcheck)
+      # A compute-sanitizer tool (memcheck; or the one the step names) over
+      # every process of every GPU test (gst-launch children of the
+      # checksum test included), $SANITIZER_JOBS tests at a time (default
+      # 1; each runs many times slower under the sanitizer).
+      tool=memcheck
+      [ "$step" = sanitizer ] || tool=${step#sanitizer-}
+      cs="compute-sanitizer --tool $tool --error-exitcode 1 --target-processes all"
+      [ "$tool" = racecheck ] && cs="$cs --racecheck-report all"
       sanitizer_runner=("${runner[@]}")
       [ "${SANITIZER_JOBS:-1}" -gt 1 ] &&
         sanitizer_runner=(python3 tests/gpu/parallel-tests.py build -j "$SANITIZER_JOBS")
       "${sanitizer_runner[@]}" --suite gpu --wrap "env LD_LIBRARY_PATH=$libpath $cs" -v \
-        > "$OUT/sanitizer.log" 2>&1
-      summary+=("sanitizer: $(tail -1 "$OUT/sanitizer.log"), $(grep -c "ERROR SUMMARY: 0 errors" "$OUT/sanitizer.log") clean reports, $(grep "ERROR SUMMARY" "$OUT/sanitizer.log" | grep -vc "ERROR SUMMARY: 0 errors") with errors")
-      grep -E "^(PASSED|FAILED|SKIPPED)" "$OUT/sanitizer.log"
+        > "$OUT/$step.log" 2>&1
+      summary+=("$step: $(tail -1 "$OUT/$step.log"), $(grep -cE "(ERROR|RACECHECK) SUMMARY: 0 (errors|hazards)" "$OUT/$step.log") clean reports, $(grep -E "(ERROR|RACECHECK) SUMMARY" "$OUT/$step.log" | grep -vcE "SUMMARY: 0 (errors|hazards)") with errors")
+      grep -E "^(PASSED|FAILED|SKIPPED)" "$OUT/$step.log"
       ;;
     inspect)
       export GST_PLUGIN_PATH_1_0=$top/build/gst
