@@ -40,7 +40,7 @@
 #include "gst/pinned/gstpinnedbufferpool.h"
 #include "gst/pinned/gstpinneddevicememory.h"
 #ifdef HAVE_CUDA_INTEROP
-#include "gst/pinned/gstpinnedcudacontext.h"
+#include "gstpinnedcudacontext-private.h"
 #include "gst/pinned/gstpinnedcudamemory.h"
 #endif
 
@@ -275,6 +275,20 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
   return TRUE;
 }
 
+#ifdef HAVE_CUDA_INTEROP
+/* Whether the sink pad's template takes CUDA memory. */
+static gboolean
+takes_cuda_input (GstPinnedBaseTransform * self)
+{
+  GstCaps *caps =
+      gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
+  gboolean ret = gst_pinned_caps_is_cuda (caps);
+
+  gst_caps_unref (caps);
+  return ret;
+}
+#endif
+
 /* An element with a device-id opens its device now. One without takes its
  * neighbours' device, and those that start after it (state changes run
  * from the sinks up) announce theirs only then: it opens at caps time,
@@ -289,6 +303,16 @@ gst_pinned_base_transform_start (GstBaseTransform * trans)
 
   gst_pinned_stats_reset (&priv->stats);
 
+#ifdef HAVE_CUDA_INTEROP
+  /* Where the input may be CUDA memory, upstream's context before any
+   * other: downstream may have another (an element with a device-id that
+   * takes the frames to another GPU), in which the input's pointers are
+   * not valid. */
+  if (takes_cuda_input (self) &&
+      gst_pinned_cuda_find_upstream_context (GST_ELEMENT (self),
+          &priv->context))
+    return gst_pinned_base_transform_open_device (self);
+#endif
   if (get_device_id (self) != GST_PINNED_DEVICE_ID_ANY ||
       gst_pinned_find_element_context (GST_ELEMENT (self),
           GST_PINNED_DEVICE_ID_ANY, &priv->context))
@@ -415,8 +439,7 @@ gst_pinned_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* CUDA memory in: its device pointers are valid in upstream's context
    * only, so that one comes first. */
   if (priv->context == NULL && gst_pinned_caps_is_cuda (incaps))
-    gst_pinned_cuda_find_element_context (GST_ELEMENT (self), TRUE,
-        &priv->context);
+    gst_pinned_cuda_find_upstream_context (GST_ELEMENT (self), &priv->context);
 #endif
   if (!gst_pinned_base_transform_open_device (self))
     return FALSE;

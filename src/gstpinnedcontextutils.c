@@ -207,17 +207,15 @@ query_neighbours (GstElement * element, GstQuery * query,
       query_pads (element, gst_element_iterate_sink_pads (element), query);
 }
 
-/* Asks the neighbours for a context of @type; the one they have reaches
- * the element through gst_element_set_context(), whose handler takes it
- * or not (another device). Returns whether a neighbour had one. */
+/* The context a peer answered @query with reaches the element through
+ * gst_element_set_context(), whose handler takes it or not (another
+ * device). Takes @query; returns whether a peer had one. */
 static gboolean
-ask_neighbours (GstElement * element, const gchar * type,
-    gboolean upstream_first)
+take_answer (GstElement * element, GstQuery * query, gboolean answered)
 {
-  GstQuery *query = gst_query_new_context (type);
   GstContext *context = NULL;
 
-  if (query_neighbours (element, query, upstream_first)) {
+  if (answered) {
     gst_query_parse_context (query, &context);
     if (context)
       gst_element_set_context (element, context);
@@ -225,6 +223,17 @@ ask_neighbours (GstElement * element, const gchar * type,
   gst_query_unref (query);
 
   return context != NULL;
+}
+
+/* Asks the neighbours for a context of @type. */
+static gboolean
+ask_neighbours (GstElement * element, const gchar * type,
+    gboolean upstream_first)
+{
+  GstQuery *query = gst_query_new_context (type);
+
+  return take_answer (element, query,
+      query_neighbours (element, query, upstream_first));
 }
 
 /* Then the application: the order GstContext documents. */
@@ -446,6 +455,39 @@ gst_pinned_cuda_find_element_context (GstElement * element,
     if (*pinned_context == NULL)
       ask_application (element, GST_CUDA_CONTEXT_TYPE);
   }
+  g_rec_mutex_unlock (&lock);
+
+  return *pinned_context != NULL;
+}
+
+/* Asks upstream only for a context of @type. */
+static gboolean
+ask_upstream (GstElement * element, const gchar * type)
+{
+  GstQuery *query = gst_query_new_context (type);
+
+  return take_answer (element, query, query_pads (element,
+          gst_element_iterate_sink_pads (element), query));
+}
+
+/* A `gst.pinned.context`, then a `gst.cuda.context`, of upstream only:
+ * the device pointers of CUDA memory are valid in upstream's context
+ * alone, so an element whose input may be CUDA memory asks here before
+ * anything else (downstream, the application, a device of its own). */
+gboolean
+gst_pinned_cuda_find_upstream_context (GstElement * element,
+    GstPinnedContext ** pinned_context)
+{
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  g_return_val_if_fail (pinned_context != NULL, FALSE);
+
+  g_type_ensure (GST_TYPE_PINNED_CONTEXT);
+  gst_pinned_cuda_context_init_debug ();
+  g_rec_mutex_lock (&lock);
+  if (*pinned_context == NULL)
+    ask_upstream (element, GST_PINNED_CONTEXT_TYPE);
+  if (*pinned_context == NULL)
+    ask_upstream (element, GST_CUDA_CONTEXT_TYPE);
   g_rec_mutex_unlock (&lock);
 
   return *pinned_context != NULL;

@@ -24,4 +24,10 @@ GST_DEBUG_CATEGORY_EXTERN (gst_pinned_cuda_context_debug);
 G_GNUC_INTERNAL
 void               gst_pinned_cuda_context_init_debug (void);
 
+/* For an element whose input may be CUDA memory: upstream's context
+ * (gstpinnedcontextutils.c). */
+G_GNUC_INTERNAL
+gboolean           gst_pinned_cuda_find_upstream_context (GstElement * element,
+                                                          GstPinnedContext ** pinned_context);
+
 G_END_DECLS
