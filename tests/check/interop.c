@@ -614,6 +614,185 @@ GST_START_TEST (test_context_joined_upload)
 
 GST_END_TEST;
 
+/* Gives @name of @bin the application's gst.cuda.context @cuda. */
+static void
+set_cuda_context (GstElement * bin, const gchar * name, GstCudaContext * cuda)
+{
+  GstElement *element = gst_bin_get_by_name (GST_BIN (bin), name);
+  GstContext *context = gst_context_new_cuda_context (cuda);
+
+  fail_unless (element != NULL);
+  gst_element_set_context (element, context);
+  gst_context_unref (context);
+  gst_object_unref (element);
+}
+
+/* CUDA memory in: its device pointers are valid in upstream's context
+ * only. Upstream (cudaupload) holds a context the application gave it;
+ * downstream, which a query asks first as GstContext documents, has
+ * another one from the start: an nvcodec element's (the application's
+ * too), or that of a gst-pinned element that takes the frames to another
+ * device. pinneddownload must take upstream's, or it refuses every frame
+ * as CUDA memory of another context. */
+GST_START_TEST (test_cuda_input_takes_upstream_context)
+{
+  const struct
+  {
+    const gchar *launch;
+    const gchar *feature;
+  } downstreams[] = {
+    {"cudaupload name=after", NULL},
+    {"pinnedupload device-id=1", GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE},
+  };
+  const Conf *c = &confs[0];
+  guint i, n = G_N_ELEMENTS (downstreams);
+
+  if (last_device () < 1) {
+    g_print ("one CUDA device: no device to take the frames to\n");
+    n = 1;
+  }
+  for (i = 0; i < n; i++) {
+    const gchar *after = downstreams[i].launch;
+    gchar *launch = g_strdup_printf ("cudaupload name=up ! "
+        "video/x-raw(memory:CUDAMemory) ! pinneddownload name=in ! %s",
+        after);
+    GstElement *bin = gst_parse_bin_from_description (launch, TRUE, NULL);
+    GstElement *in_element = gst_bin_get_by_name (GST_BIN (bin), "in");
+    GstCudaContext *upstream = gst_cuda_context_new (0);
+    GstCudaContext *downstream = gst_cuda_context_new (0);
+    GstCudaContext *ours;
+    GstFlowReturn ret;
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+    GstCaps *out_caps;
+    GstHarness *h;
+
+    fail_unless (upstream != NULL && downstream != NULL);
+    set_cuda_context (bin, "up", upstream);
+    if (i == 0)
+      set_cuda_context (bin, "after", downstream);
+    h = gst_harness_new_with_element (bin, "sink", "src");
+    out_caps = caps_of (c, &info);
+    if (downstreams[i].feature)
+      gst_caps_set_features (out_caps, 0,
+          gst_caps_features_new (downstreams[i].feature, NULL));
+    gst_harness_set_caps (h, caps_of (c, &info), out_caps);
+
+    in = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in, &info, 9);
+    ret = gst_harness_push (h, gst_buffer_ref (in));
+    ours = gst_pinned_context_get_cuda_context
+        (gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM
+            (in_element)));
+    fail_unless (ours == upstream, "%s: pinneddownload did not take its "
+        "upstream's CUDA context", after);
+    fail_unless (ret == GST_FLOW_OK, "%s: the push failed (%s)", after,
+        gst_flow_get_name (ret));
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL && pinned_test_frames_equal (in, out, &info),
+        "%s: the frame differs", after);
+
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_object_unref (ours);
+    gst_harness_teardown (h);
+    gst_object_unref (in_element);
+    gst_object_unref (bin);
+    gst_object_unref (downstream);
+    gst_object_unref (upstream);
+    g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
+/* Answers a gst.cuda.context query that reaches @pad with @data's. */
+static GstPadProbeReturn
+answer_cuda_context (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  GstContext *context;
+  const gchar *type;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT ||
+      !gst_query_parse_context_type (query, &type) ||
+      g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) != 0)
+    return GST_PAD_PROBE_OK;
+  context = gst_context_new_cuda_context (data);
+  gst_query_set_context (query, context);
+  gst_context_unref (context);
+  return GST_PAD_PROBE_HANDLED;
+}
+
+/* The same at caps time: no neighbour had a context when pinneddownload
+ * started (linked outside any bin, it started first); by its caps
+ * upstream holds the application's and downstream answers another. */
+GST_START_TEST (test_cuda_input_takes_upstream_context_at_caps)
+{
+  GstElement *up = gst_object_ref_sink (gst_element_factory_make
+      ("cudaupload", NULL));
+  GstElement *filter = gst_object_ref_sink (gst_element_factory_make
+      ("capsfilter", NULL));
+  GstElement *down = gst_object_ref_sink (gst_element_factory_make
+      ("pinneddownload", NULL));
+  GstCudaContext *upstream = gst_cuda_context_new (0);
+  GstCudaContext *downstream = gst_cuda_context_new (0);
+  GstCudaContext *ours;
+  GstHarness *hdown, *hup;
+  GstVideoInfo info;
+  GstCaps *caps = caps_of (&confs[0], &info), *cuda_caps;
+  GstContext *context;
+  GstBuffer *in, *out;
+  GstFlowReturn ret;
+
+  fail_unless (upstream != NULL && downstream != NULL);
+  cuda_caps = cuda_caps_of (&info);
+  g_object_set (filter, "caps", cuda_caps, NULL);
+  gst_caps_unref (cuda_caps);
+  fail_unless (link_alone (up, filter) && link_alone (filter, down));
+  hdown = gst_harness_new_with_element (down, NULL, "src");
+  gst_harness_set_sink_caps (hdown, gst_caps_ref (caps));
+  fail_unless (gst_pinned_base_transform_get_context
+      (GST_PINNED_BASE_TRANSFORM (down)) == NULL);
+
+  context = gst_context_new_cuda_context (upstream);
+  gst_element_set_context (up, context);
+  gst_context_unref (context);
+  gst_pad_add_probe (hdown->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      answer_cuda_context, downstream, NULL);
+  fail_unless_equals_int (gst_element_set_state (filter, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_SUCCESS);
+  hup = gst_harness_new_with_element (up, "sink", NULL);
+  gst_harness_set_src_caps (hup, gst_caps_ref (caps));
+
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  pinned_test_fill_frame (in, &info, 11);
+  ret = gst_harness_push (hup, gst_buffer_ref (in));
+  ours = gst_pinned_context_get_cuda_context
+      (gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM
+          (down)));
+  fail_unless (ours == upstream, "pinneddownload did not take its "
+      "upstream's CUDA context at caps time");
+  fail_unless_equals_int (ret, GST_FLOW_OK);
+  out = gst_harness_pull (hdown);
+  fail_unless (out != NULL && pinned_test_frames_equal (in, out, &info));
+
+  gst_object_unref (ours);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (hup);
+  gst_element_set_state (filter, GST_STATE_NULL);
+  gst_harness_teardown (hdown);
+  gst_caps_unref (caps);
+  gst_object_unref (up);
+  gst_object_unref (filter);
+  gst_object_unref (down);
+  gst_object_unref (downstream);
+  gst_object_unref (upstream);
+}
+
+GST_END_TEST;
+
 /* CUDA memory of another device than the element's: an element error that
  * says so, not a copy from a wrong pointer. */
 GST_START_TEST (test_other_device_is_an_error)
@@ -1732,6 +1911,8 @@ interop_suite (void)
   tcase_add_test (tc, test_context_adopted_upload);
   tcase_add_test (tc, test_context_joined_upload);
   tcase_add_test (tc, test_context_announced_and_answered);
+  tcase_add_test (tc, test_cuda_input_takes_upstream_context);
+  tcase_add_test (tc, test_cuda_input_takes_upstream_context_at_caps);
   tcase_add_test (tc, test_other_device_is_an_error);
   tcase_add_test (tc, test_push_rule_consumer_sees_finished_frames);
   tcase_add_test (tc, test_other_context_same_device_is_an_error);
