@@ -538,6 +538,52 @@ GST_START_TEST (test_context_announced_and_answered)
 
 GST_END_TEST;
 
+/* A context we open reaches nvcodec elements that are not our neighbours
+ * through the pipeline, which keeps what was announced (have-context):
+ * here a branch of its own, added to the running pipeline as decodebin
+ * adds a decoder, with cudaupload, which would otherwise open a context of
+ * its own on device 0. */
+GST_START_TEST (test_context_announced_to_other_branch)
+{
+  gint device = last_device ();
+  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=NV12,width=64,height=32 ! "
+      "pinnedupload name=up device-id=%d ! fakesink", device);
+  GstElement *pipeline = gst_parse_launch (launch, NULL);
+  GstElement *up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  GstElement *src = gst_element_factory_make ("videotestsrc", NULL);
+  GstElement *cu = gst_element_factory_make ("cudaupload", NULL);
+  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  GstCudaContext *ours, *theirs;
+
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_ASYNC);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+
+  gst_bin_add_many (GST_BIN (pipeline), src, cu, sink, NULL);
+  fail_unless (gst_element_link_many (src, cu, sink, NULL));
+  fail_unless (gst_element_sync_state_with_parent (sink));
+  fail_unless (gst_element_sync_state_with_parent (cu));
+
+  ours = gst_pinned_context_get_cuda_context
+      (gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM (up)));
+  theirs = answered_cuda_context (cu, "src");
+  fail_unless (ours != NULL && theirs != NULL);
+  fail_unless (theirs == ours, "cudaupload in another branch opened a "
+      "context of its own (device %u): ours (device %d) was not announced",
+      cuda_device_of (theirs), device);
+
+  gst_object_unref (theirs);
+  gst_object_unref (ours);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (up);
+  gst_object_unref (pipeline);
+  g_free (launch);
+}
+
+GST_END_TEST;
+
 /* nvcodec first, upload side: cudadownload made its context at start,
  * pinnedupload (started later) adopted it and writes into CUDA memory of
  * it. */
@@ -1911,6 +1957,7 @@ interop_suite (void)
   tcase_add_test (tc, test_context_adopted_upload);
   tcase_add_test (tc, test_context_joined_upload);
   tcase_add_test (tc, test_context_announced_and_answered);
+  tcase_add_test (tc, test_context_announced_to_other_branch);
   tcase_add_test (tc, test_cuda_input_takes_upstream_context);
   tcase_add_test (tc, test_cuda_input_takes_upstream_context_at_caps);
   tcase_add_test (tc, test_other_device_is_an_error);

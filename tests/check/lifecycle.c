@@ -698,6 +698,51 @@ GST_START_TEST (test_context_from_neighbour)
 
 GST_END_TEST;
 
+/* The context of the element named @name in @pipeline, referenced. */
+static GstPinnedContext *
+take_context_of (GstElement * pipeline, const gchar * name)
+{
+  GstElement *element = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstPinnedContext *ctx;
+
+  fail_unless (element != NULL);
+  ctx = gst_pinned_base_transform_get_context (GST_PINNED_BASE_TRANSFORM
+      (element));
+  gst_object_unref (element);
+  return ctx ? gst_object_ref (ctx) : NULL;
+}
+
+/* A context an element opens is announced to the pipeline (HAVE_CONTEXT),
+ * which hands it to elements that are not its neighbours: here two
+ * branches that share no link, so that no CONTEXT query reaches from one
+ * to the other. Without device-id, the first element to open a device
+ * (at caps time) creates the context, and every other one, in either
+ * branch, runs in it. */
+GST_START_TEST (test_context_shared_across_branches)
+{
+  GstElement *pipeline;
+  GstMessage *msg = run_pipeline ("videotestsrc num-buffers=3 ! "
+      "pinnedupload name=alone ! identity ! queue ! fakesink "
+      "videotestsrc num-buffers=3 ! pinnedupload name=up ! "
+      "pinneddownload name=down ! fakesink", &pipeline);
+  GstPinnedContext *alone = take_context_of (pipeline, "alone");
+  GstPinnedContext *up = take_context_of (pipeline, "up");
+  GstPinnedContext *down = take_context_of (pipeline, "down");
+
+  stop_pipeline (pipeline);
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  fail_unless (alone != NULL && up != NULL && down != NULL);
+  fail_unless (up == down, "the linked pair has two contexts");
+  fail_unless (up == alone, "the branches run in two contexts: the one "
+      "opened first was not announced to the pipeline");
+  gst_message_unref (msg);
+  gst_object_unref (alone);
+  gst_object_unref (up);
+  gst_object_unref (down);
+}
+
+GST_END_TEST;
+
 static Suite *
 lifecycle_suite (void)
 {
@@ -725,6 +770,7 @@ lifecycle_suite (void)
   tcase_add_test (tc, test_application_context);
   tcase_add_test (tc, test_device_id_beats_other_context);
   tcase_add_test (tc, test_context_from_neighbour);
+  tcase_add_test (tc, test_context_shared_across_branches);
 
   return s;
 }
