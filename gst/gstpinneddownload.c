@@ -189,6 +189,11 @@ gst_pinned_download_decide_allocation (GstBaseTransform * trans,
     }
     gst_clear_object (&pool);
   }
+  /* Downstream's minimum counts the one buffer it gets next; a batch fills
+   * that many before any goes. */
+  if (min > 0)
+    min += gst_pinned_base_transform_get_batch (GST_PINNED_BASE_TRANSFORM
+        (self)) - 1;
   min = MAX (min, pool_size);
 
   /* Buffers carry GstVideoMeta where downstream takes it. */
