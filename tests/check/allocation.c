@@ -426,6 +426,96 @@ GST_START_TEST (test_pool_sizes)
 
 GST_END_TEST;
 
+/* Downstream asks for @data buffers in its answer to the ALLOCATION query
+ * (no pool of its own): as a sink that keeps its last frame asks for two,
+ * it holds all but one of them while the next is written. */
+static GstPadProbeReturn
+ask_min_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  GstVideoInfo vinfo;
+  GstCaps *caps;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  gst_query_parse_allocation (query, &caps, NULL);
+  fail_unless (caps && gst_video_info_from_caps (&vinfo, caps));
+  gst_query_add_allocation_pool (query, NULL, vinfo.size,
+      GPOINTER_TO_UINT (data), 0);
+  return GST_PAD_PROBE_OK;
+}
+
+/* The download's pool allocates up front as many buffers as downstream
+ * asks for, more than its pool-size here, and a batch's worth more where
+ * it fills batches: while frames stream and downstream holds all of them
+ * but the one it gets next, nothing more is page-locked (cudaHostAlloc
+ * runs at a fraction of the copies' speed and would stall the stream). */
+GST_START_TEST (test_download_pool_takes_downstream_min)
+{
+  const struct
+  {
+    const gchar *download;
+    guint asked, min;
+  } rounds[] = {
+    {"pinneddownload pool-size=2 batch=1", 7, 7},
+    /* Batches of four, each pushed when full: 9 + 4 - 1. */
+    {"pinneddownload pool-size=2 batch=4 batch-timeout=0", 9, 12},
+  };
+  guint r;
+
+  for (r = 0; r < G_N_ELEMENTS (rounds); r++) {
+    gchar *launch = g_strdup_printf ("pinnedupload ! %s", rounds[r].download);
+    GstHarness *h = gst_harness_new_parse (launch);
+    guint asked = rounds[r].asked;
+    GQueue held = G_QUEUE_INIT;
+    guint64 host_allocs, locked;
+    GstBuffer *in, *out;
+    GstStructure *config;
+    GstVideoInfo info;
+    guint min, i;
+
+    gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+        ask_min_buffers, GUINT_TO_POINTER (asked), NULL);
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 320, 240);
+    gst_harness_set_caps (h, gst_video_info_to_caps (&info),
+        gst_video_info_to_caps (&info));
+    /* The first frame activates the pools. */
+    in = gst_harness_create_buffer (h, info.size);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    host_allocs = pinned_test_call_count ("cudaHostAlloc");
+    locked = gst_pinned_host_memory_get_locked_bytes ();
+
+    for (i = 0; i < 32; i++) {
+      in = gst_harness_create_buffer (h, info.size);
+      fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+      while ((out = gst_harness_try_pull (h)))
+        g_queue_push_tail (&held, out);
+      while (held.length > asked - 1)
+        gst_buffer_unref (g_queue_pop_head (&held));
+    }
+    host_allocs = pinned_test_call_count ("cudaHostAlloc") - host_allocs;
+    locked = gst_pinned_host_memory_get_locked_bytes () - locked;
+    fail_unless (host_allocs == 0 && locked == 0, "%s: %" G_GUINT64_FORMAT
+        " cudaHostAlloc calls (%" G_GUINT64_FORMAT " bytes) while streaming "
+        "with downstream holding %u buffers", rounds[r].download,
+        host_allocs, locked, asked - 1);
+
+    out = g_queue_peek_tail (&held);
+    fail_unless (out != NULL && out->pool != NULL);
+    config = gst_buffer_pool_get_config (out->pool);
+    fail_unless (gst_buffer_pool_config_get_params (config, NULL, NULL, &min,
+            NULL));
+    gst_structure_free (config);
+    fail_unless_equals_int (min, rounds[r].min);
+
+    g_queue_clear_full (&held, (GDestroyNotify) gst_buffer_unref);
+    gst_harness_teardown (h);
+    g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
 /* device-alloc=stream-ordered: the upload's and a filter's device frames
  * come from cudaMallocAsync on the element's stream and go back with
  * cudaFreeAsync (never cudaMalloc / cudaFree), the frames bit-exact; on the
@@ -571,6 +661,7 @@ allocation_suite (void)
   tcase_add_test (tc, test_download_outputs_pinned_memory);
   tcase_add_test (tc, test_download_keeps_own_pool_over_plain_pool);
   tcase_add_test (tc, test_pool_sizes);
+  tcase_add_test (tc, test_download_pool_takes_downstream_min);
   tcase_add_test (tc, test_device_alloc_stream_ordered);
   tcase_add_test (tc, test_pools_keep_their_allocator);
   tcase_add_test (tc, test_host_memory_starts_zeroed);
