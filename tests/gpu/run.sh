@@ -166,11 +166,15 @@ for step in "${steps[@]}"; do
       date -u +%Y-%m-%dT%H:%MZ >> "$OUT/device.txt"
       ;;
     suite)
+      # $SUITE_JOBS tests at a time (default 1: the timing tests alone).
+      suite_runner=("${runner[@]}")
+      [ "${SUITE_JOBS:-1}" -gt 1 ] &&
+        suite_runner=(python3 tests/gpu/parallel-tests.py build -j "$SUITE_JOBS")
       if [ -n "$runtime" ]; then
-        "${runner[@]}" --suite gpu --suite gpu-hidden \
+        "${suite_runner[@]}" --suite gpu --suite gpu-hidden \
           --wrap "env LD_LIBRARY_PATH=$libpath" -v > "$OUT/suite.log" 2>&1
       else
-        "${runner[@]}" --suite gpu --suite gpu-hidden > "$OUT/suite.log" 2>&1
+        "${suite_runner[@]}" --suite gpu --suite gpu-hidden > "$OUT/suite.log" 2>&1
       fi
       summary+=("suite: $(tail -1 "$OUT/suite.log")")
       grep -E "^(PASSED|FAILED|SKIPPED)" "$OUT/suite.log"
