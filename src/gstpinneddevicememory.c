@@ -77,23 +77,39 @@ gst_pinned_device_alloc_get_type (void)
   return type;
 }
 
-/* Stream-ordered memory is ready for the allocating stream's later work
- * only: the stream is waited for once, so that any stream, and the CPU's
- * staging copies, may use it. Pools allocate when activated, before their
- * frames flow. */
+/* Zeroed once, as page-locked memory is: row padding and bytes past a
+ * frame that no one writes read as zero, not as what an earlier
+ * allocation left. Stream-ordered memory is ready for the allocating
+ * stream's later work only: the stream is waited for once, so that any
+ * stream, and the CPU's staging copies, may use it; plain memory's
+ * memset is waited for on the legacy default stream. Pools allocate when
+ * activated, before their frames flow. */
 static gboolean
 gst_pinned_device_allocator_alloc_data (GstPinnedAllocator * allocator,
     gsize size, gpointer * data, GError ** error)
 {
   GstPinnedDeviceAllocator *self = GST_PINNED_DEVICE_ALLOCATOR (allocator);
-  cudaStream_t stream;
+  cudaStream_t stream = NULL;
+
+  if (self->stream == NULL) {
+    if (!gst_pinned_cuda_result (cudaMalloc (data, size), error))
+      return FALSE;
+  } else {
+    stream = gst_pinned_stream_get_cuda_stream (self->stream);
+    if (!gst_pinned_cuda_result (cudaMallocAsync (data, size, stream), error))
+      return FALSE;
+  }
+
+  if (gst_pinned_cuda_result (cudaMemsetAsync (*data, 0, size, stream), error)
+      && gst_pinned_cuda_result (cudaStreamSynchronize (stream), error))
+    return TRUE;
 
   if (self->stream == NULL)
-    return gst_pinned_cuda_result (cudaMalloc (data, size), error);
-
-  stream = gst_pinned_stream_get_cuda_stream (self->stream);
-  return gst_pinned_cuda_result (cudaMallocAsync (data, size, stream), error)
-      && gst_pinned_cuda_result (cudaStreamSynchronize (stream), error);
+    gst_pinned_cuda_result (cudaFree (*data), NULL);
+  else
+    gst_pinned_cuda_result (cudaFreeAsync (*data, stream), NULL);
+  *data = NULL;
+  return FALSE;
 }
 
 /* Every fence of the memory has signalled: freed in the stream's order,

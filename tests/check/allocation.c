@@ -646,6 +646,33 @@ GST_START_TEST (test_host_memory_starts_zeroed)
 
 GST_END_TEST;
 
+/* Device memory too: the padding of a frame no one writes downloads as
+ * zero, never as what an earlier allocation left there (fresh device
+ * memory is not zero on a GPU, nor on the stand-in). */
+GST_START_TEST (test_device_memory_starts_zeroed)
+{
+  PinnedTestDevice d;
+  GstAllocator *ordered;
+  GstBuffer *buf;
+  guint i;
+
+  pinned_test_device_init (&d);
+  ordered = gst_pinned_device_allocator_new_stream_ordered (d.ctx, d.stream);
+  for (i = 0; i < 2; i++) {
+    GstAllocator *allocator = i == 0 ? d.device : ordered;
+
+    buf = gst_buffer_new_allocate (allocator, 100000, NULL);
+    fail_unless (pinned_test_all_bytes (buf, 0),
+        "%s device memory does not start zeroed",
+        i == 0 ? "cudaMalloc'd" : "stream-ordered");
+    gst_buffer_unref (buf);
+  }
+  gst_object_unref (ordered);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 static Suite *
 allocation_suite (void)
 {
@@ -665,6 +692,7 @@ allocation_suite (void)
   tcase_add_test (tc, test_device_alloc_stream_ordered);
   tcase_add_test (tc, test_pools_keep_their_allocator);
   tcase_add_test (tc, test_host_memory_starts_zeroed);
+  tcase_add_test (tc, test_device_memory_starts_zeroed);
 
   return s;
 }
