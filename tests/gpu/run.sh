@@ -22,6 +22,10 @@
 #   bench, tracers, depth    the benchmark and its cross-checks
 #   fault        a kernel that faults mid-stream (tests/check/fault.c):
 #                element error, stop, no hang, nothing left alive
+#   churn        tests/check/churn.c: $CHURN_LIFETIMES (2000) pipeline
+#                lifetimes torn down at random points, frames bit-exact,
+#                resident and device memory, page-locked bytes, threads
+#                and descriptors back after the warm-up (up to 2 hours)
 #   kernels      compute-sanitizer racecheck and synccheck over the filter
 #                kernels (the filters suite: pinnedconvert, pinnedbusy)
 #   nodevice     the examples with every device hidden: fail fast, say why
@@ -132,7 +136,7 @@ gpu_test () {
   env GST_PINNED_TEST_MODE=gpu GST_PLUGIN_PATH_1_0="$top/build/gst" \
     GST_REGISTRY_1_0="$OUT/registry-$name.bin" G_DEBUG=fatal-criticals \
     GST_DEBUG='pinned*:3,*:2' LD_LIBRARY_PATH="$libpath" "${TEST_ENV[@]}" \
-    timeout 600 "$@" "$top/build/tests/test-$name"
+    timeout "${test_timeout:-600}" "$@" "$top/build/tests/test-$name"
 }
 
 # A callcount file (tests/bench/callcount.c) a frame: each kind's calls
@@ -536,6 +540,14 @@ PY
       summary+=("fault: rc $rc; $(sed 's/\x1b\[[0-9;]*m//g' "$OUT/fault.log" |
         grep -oE "error from [a-z0-9]+: [^(]*|[0-9]+ frames delivered.*|Checks: .*|:F:.*" |
         tr '\n' ';')")
+      ;;
+    churn)
+      TEST_ENV=(GST_PINNED_CHURN_LIFETIMES="${CHURN_LIFETIMES:-2000}")
+      test_timeout=7200 gpu_test churn > "$OUT/churn.log" 2>&1
+      rc=$?
+      TEST_ENV=()
+      summary+=("churn: rc $rc; $(grep -E "^churn: (after warm-up|at the end|[0-9]+ lifetimes in)|:F:|^SKIP" "$OUT/churn.log" |
+        tr -s ' ' | tr '\n' ';')")
       ;;
     kernels)
       for tool in racecheck synccheck; do
