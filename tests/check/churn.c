@@ -1078,8 +1078,8 @@ GST_START_TEST (test_churn)
   /* Fixed thresholds: glibc would otherwise raise its mmap threshold to
    * the largest block freed (up to 32 MiB) and keep twice that at the top
    * of each of its arenas (up to 8 a core), in resident memory that no
-   * malloc_trim() gives back: 200 lifetimes grew it by 165 MiB with 2.9
-   * MiB in use. With these, blocks of 128 KiB and more are mapped and
+   * malloc_trim() gives back: 200 lifetimes grew it by 165 MiB while 2.9
+   * MB were in use. With these, blocks of 128 KiB and more are mapped and
    * unmapped, heaps are trimmed, and resident memory is what is live. */
   mallopt (M_MMAP_THRESHOLD, 128 * 1024);
   mallopt (M_TRIM_THRESHOLD, 128 * 1024);
