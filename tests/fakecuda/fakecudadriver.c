@@ -371,10 +371,13 @@ valid_context (CUcontext ctx)
 
   if (ctx == NULL)
     return FALSE;
-  if (ctx >= primary && ctx < primary + G_N_ELEMENTS (primary))
-    return ctx->retained > 0;
   g_mutex_lock (&lock);
-  ok = live_contexts && g_hash_table_contains (live_contexts, ctx);
+  /* A primary context's count, under the lock that retains and releases
+   * it (and orders its fields, set by the first retain). */
+  if (ctx >= primary && ctx < primary + G_N_ELEMENTS (primary))
+    ok = ctx->retained > 0;
+  else
+    ok = live_contexts && g_hash_table_contains (live_contexts, ctx);
   g_mutex_unlock (&lock);
   return ok;
 }
@@ -716,11 +719,13 @@ cuDevicePrimaryCtxRetain (CUcontext * pctx, CUdevice dev)
   if (!valid_device (dev) || dev >= (CUdevice) G_N_ELEMENTS (primary))
     return CUDA_ERROR_INVALID_DEVICE;
   g_mutex_lock (&lock);
-  primary[dev].device = dev;
-  primary[dev].primary = TRUE;
-  /* The first retain (again) makes a fresh context, as in CUDA. */
-  if (primary[dev].retained++ == 0)
+  /* The first retain (again) makes a fresh context, as in CUDA; later ones
+   * leave it alone, as other threads read it. */
+  if (primary[dev].retained++ == 0) {
+    primary[dev].device = dev;
+    primary[dev].primary = TRUE;
     reset_limits (&primary[dev]);
+  }
   g_mutex_unlock (&lock);
   *pctx = &primary[dev];
   return CUDA_SUCCESS;
