@@ -1170,10 +1170,12 @@ GST_START_TEST (test_import_shapes)
 
 GST_END_TEST;
 
+/* On the thread that drops the last reference: the release thread's, for
+ * the context of an imported buffer. */
 static void
 object_gone (gpointer data, GObject * where)
 {
-  *(gboolean *) data = TRUE;
+  g_atomic_int_set ((gint *) data, TRUE);
 }
 
 /* pinneddownload drops an imported buffer right after it enqueued the copy
@@ -1230,7 +1232,7 @@ GST_START_TEST (test_import_context_lifetime)
   TestTensor *t = new_tensor (3, shape, NULL, 8, &deleted);
   GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA");
   GstPinnedContext *ctx = gst_pinned_context_new (0, NULL);
-  gboolean gone = FALSE;
+  gint gone = FALSE;
   GstBuffer *buffer;
 
   fail_unless (ctx != NULL);
@@ -1238,11 +1240,15 @@ GST_START_TEST (test_import_context_lifetime)
   buffer = gst_pinned_tensor_import (&t->managed, caps, ctx, NULL, NULL, NULL);
   fail_unless (buffer != NULL);
   gst_object_unref (ctx);
-  fail_if (gone, "the context went while a buffer of it lived");
+  fail_if (g_atomic_int_get (&gone),
+      "the context went while a buffer of it lived");
   gst_buffer_unref (buffer);
   wait_deleted (&deleted);
   fail_unless_equals_int (deleted, 1);
-  fail_unless (gone, "the context outlived the imported buffer");
+  /* The release thread drops the memory's context after the deleter. */
+  wait_deleted (&gone);
+  fail_unless (g_atomic_int_get (&gone),
+      "the context outlived the imported buffer");
   gst_caps_unref (caps);
 }
 
@@ -1589,7 +1595,7 @@ GST_START_TEST (test_export_cuda_memory)
   guint y;
   gsize row;
   GstCudaContext *cuda_context;
-  gboolean gone = FALSE;
+  gint gone = FALSE;
 
   if (gst_element_factory_find ("cudaupload") == NULL) {
     fail_if (pinned_test_is_fake (), "cudaupload did not register on the "
@@ -1658,7 +1664,8 @@ GST_START_TEST (test_export_cuda_memory)
   gst_buffer_unref (cuda);
   gst_buffer_unref (in);
   gst_harness_teardown (h);
-  fail_unless (gone, "nvcodec's CUDA context outlived its pipeline");
+  fail_unless (g_atomic_int_get (&gone),
+      "nvcodec's CUDA context outlived its pipeline");
 }
 
 GST_END_TEST;
