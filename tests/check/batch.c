@@ -847,12 +847,15 @@ GST_START_TEST (test_batch_clock_sleeps_between_deadlines)
   guint64 woke;
   guint i, r, n, looks;
 
+  /* The log functions change only while no clock thread runs: GStreamer
+   * reads their list without a lock, and frees the entry of one removed
+   * (ThreadSanitizer saw the clock's LOG line read a freed entry). */
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (count_looks, NULL, NULL);
   for (i = 0; i < 2; i++)
     h[i] = new_pair_full (&info, "NV12", 66, 50, 10 * 1000);
   wait_threads_named ("pinned-clock", 1);
   gst_debug_set_threshold_for_name ("pinnedbatchclock", GST_LEVEL_LOG);
-  gst_debug_remove_log_function (gst_debug_log_default);
-  gst_debug_add_log_function (count_looks, NULL, NULL);
   g_atomic_int_set (&clock_looks, 0);
   woke = thread_sleeps ("pinned-clock", &n);
   for (r = 0; r < rounds; r++) {
@@ -872,16 +875,17 @@ GST_START_TEST (test_batch_clock_sleeps_between_deadlines)
   }
   woke = thread_sleeps ("pinned-clock", &n) - woke;
   looks = g_atomic_int_get (&clock_looks);
+  gst_debug_unset_threshold_for_name ("pinnedbatchclock");
+  /* The clock's thread is joined with the last pair. */
+  for (i = 0; i < 2; i++)
+    gst_harness_teardown (h[i]);
   gst_debug_remove_log_function (count_looks);
   gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
-  gst_debug_unset_threshold_for_name ("pinnedbatchclock");
   GST_INFO ("%u rounds: the clock woke %" G_GUINT64_FORMAT " times and "
       "looked %u times", rounds, woke, looks);
   fail_unless_equals_int (n, 1);
   fail_unless (looks <= 3 * (woke + rounds), "the clock looked %u times in "
       "%" G_GUINT64_FORMAT " wake-ups", looks, woke);
-  for (i = 0; i < 2; i++)
-    gst_harness_teardown (h[i]);
 }
 
 GST_END_TEST;
