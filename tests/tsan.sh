@@ -16,12 +16,13 @@
 #
 # Arguments go to meson test (a test name). Ends with the line
 # 'N passed, N failed'. The first run takes about 10 minutes more to
-# fetch and build GLib and GStreamer core; later runs reuse them.
+# fetch and build GLib and GStreamer core; later runs, in this folder or
+# another clone, reuse them (kept in ~/.cache/gst-pinned/tsan-deps).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 build=build-tsan
-deps=$root/$build/deps
+deps=$root/$build/deps   # a link to $deps_real, below
 jobs=2
 
 fail() {
@@ -61,13 +62,34 @@ fi
 export CUDA_PATH
 export PATH="$CUDA_PATH/bin:$PATH"
 
+multiarch=$(gcc -print-multiarch)
+libdir=/usr/lib/$multiarch
+# The instrumented GLib and GStreamer are kept for the next run (a fresh
+# clone, CI) in the user's cache, by the versions of the system's
+# (TSAN_DEPS names another folder); build-tsan/deps is a link to them.
+version_of() {
+  local pkg
+  pkg=$(dpkg -S "$(readlink -f "$1")" | cut -d: -f1) ||
+    fail "no package owns $1"
+  dpkg-query -W -f='${source:Package}_${source:Version}' "$pkg"
+}
+glib_version=$(version_of "$libdir/libglib-2.0.so.0")
+gst_version=$(version_of "$libdir/libgstreamer-1.0.so.0")
+[ -n "$glib_version" ] && [ -n "$gst_version" ] ||
+  fail "no Debian package of GLib or GStreamer in $libdir"
+cache=${TSAN_DEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/gst-pinned/tsan-deps}
+deps_real=$cache/${glib_version}-${gst_version}
+
 start=$(date +%s)
 if [ ! -f $build/build.ninja ]; then
   meson setup $build -Db_sanitize=thread -Db_lundef=false \
     -Dintrospection=disabled -Dexamples=disabled -Dbenchmark=disabled ||
     fail "meson setup $build failed"
 fi
-mkdir -p "$deps"
+mkdir -p "$deps_real"
+rm -rf "$deps"
+ln -s "$deps_real" "$deps"
+deps=$deps_real
 
 # The distribution's source package of the library file $1, at the
 # installed version where the archive still has it, unpacked into
@@ -123,9 +145,6 @@ lib_targets() {
     grep -E "^($2)/"
 }
 
-multiarch=$(gcc -print-multiarch)
-libdir=/usr/lib/$multiarch
-
 if [ ! -f "$deps/glib/glib.stamp" ]; then
   source_of "$libdir/libglib-2.0.so.0" glib
   rm -rf "$deps/glib"
@@ -179,8 +198,8 @@ for p in coreelements coretracers app videotestsrc videoconvertscale \
   ln -s "$pluginsdir/libgst$p.so" "$deps/plugins/"
 done
 
-ninja -C $build -j$jobs > "$deps/build.log" 2>&1 ||
-  { tail -20 "$deps/build.log"; fail "ninja -C $build failed"; }
+ninja -C $build -j$jobs > $build/tsan-build.log 2>&1 ||
+  { tail -20 $build/tsan-build.log; fail "ninja -C $build failed"; }
 built=$(date +%s)
 echo "tsan: set up and built in $((built - start)) s"
 
