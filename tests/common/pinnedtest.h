@@ -28,6 +28,12 @@ G_BEGIN_DECLS
 int       pinned_test_main            (int argc, char **argv,
                                        Suite * (*make_suite) (void));
 
+/* For programs that run no suite (the fuzz targets): gst_init(), finds
+ * the stand-in and registers pinnedtestfilter, as pinned_test_main()
+ * does; a failed assertion then aborts (a fuzzer's crash, its input
+ * kept) instead of exiting. */
+void      pinned_test_setup           (void);
+
 gboolean  pinned_test_is_fake         (void);
 
 /* @ms of wall-clock time for the holds and waits that must outlast the
