@@ -30,12 +30,15 @@ gsize    gst_pinned_layout_row_bytes      (const GstVideoInfo * info,
                                            guint plane);
 
 /* The offsets and strides of @buffer's planes: its GstVideoMeta's, else
- * @info's. */
+ * @info's; FALSE with @error (naming the buffer @what) where the meta
+ * places a plane past G_MAXINT. */
 G_GNUC_INTERNAL
-void     gst_pinned_layout_of             (GstBuffer * buffer,
+gboolean gst_pinned_layout_of             (GstBuffer * buffer,
                                            const GstVideoInfo * info,
                                            gint * offset,
-                                           gint * stride);
+                                           gint * stride,
+                                           const gchar * what,
+                                           GError ** error);
 
 /* Whether every plane, at @offset with @stride, lies within @size bytes;
  * else sets @error, naming the buffer @what. */

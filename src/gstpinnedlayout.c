@@ -132,18 +132,29 @@ gst_pinned_layout_fits (const GstVideoInfo * info, const gint * offset,
   return TRUE;
 }
 
-/* The layout of @buffer: its GstVideoMeta's, else @info's. */
-void
+/* The layout of @buffer: its GstVideoMeta's, else @info's. A meta's
+ * offsets are gsize, the layout's gint (as strides are): an offset past
+ * G_MAXINT is refused, where it would wrap to another place in the buffer
+ * (4 GiB + 512 to 512) and the copy take bytes the meta does not name. */
+gboolean
 gst_pinned_layout_of (GstBuffer * buffer, const GstVideoInfo * info,
-    gint * offset, gint * stride)
+    gint * offset, gint * stride, const gchar * what, GError ** error)
 {
   GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
   guint p;
 
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    if (meta && meta->offset[p] > G_MAXINT) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "plane %u of the %s buffer is at offset %" G_GSIZE_FORMAT
+          " of its GstVideoMeta, past the %d bytes a plane may start in",
+          p, what, meta->offset[p], G_MAXINT);
+      return FALSE;
+    }
     offset[p] = meta ? meta->offset[p] : info->offset[p];
     stride[p] = meta ? meta->stride[p] : info->stride[p];
   }
+  return TRUE;
 }
 
 gboolean
@@ -152,7 +163,8 @@ gst_pinned_transfer_check_layout (GstBuffer * buffer,
 {
   gint offset[GST_VIDEO_MAX_PLANES], stride[GST_VIDEO_MAX_PLANES];
 
-  gst_pinned_layout_of (buffer, info, offset, stride);
+  if (!gst_pinned_layout_of (buffer, info, offset, stride, what, error))
+    return FALSE;
   return gst_pinned_layout_fits (info, offset, stride,
       gst_buffer_get_video_meta (buffer) != NULL,
       gst_buffer_get_size (buffer), what, error);

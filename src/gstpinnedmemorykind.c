@@ -172,6 +172,7 @@ gst_pinned_transfer_side_map (GstPinnedTransferState * t,
     GError ** error)
 {
   const GstVideoInfo *info = t->info;
+  const gchar *what;
   gsize start = 0;
   guint i, n;
 
@@ -180,11 +181,12 @@ gst_pinned_transfer_side_map (GstPinnedTransferState * t,
   side->unfenced = FALSE;
   side->foreign = FALSE;
 
-  gst_pinned_layout_of (buffer, info, side->offset, side->stride);
-  if (!gst_pinned_layout_fits (info, side->offset, side->stride,
+  what = access & GST_MAP_WRITE ? "output" : "input";
+  if (!gst_pinned_layout_of (buffer, info, side->offset, side->stride, what,
+          error) ||
+      !gst_pinned_layout_fits (info, side->offset, side->stride,
           gst_buffer_get_video_meta (buffer) != NULL,
-          gst_buffer_get_size (buffer), access & GST_MAP_WRITE ? "output" :
-          "input", error))
+          gst_buffer_get_size (buffer), what, error))
     return FALSE;
 
   n = gst_buffer_n_memory (buffer);
