@@ -31,7 +31,7 @@ gsize    gst_pinned_layout_row_bytes      (const GstVideoInfo * info,
 
 /* The offsets and strides of @buffer's planes: its GstVideoMeta's, else
  * @info's; FALSE with @error (naming the buffer @what) where the meta
- * places a plane past G_MAXINT. */
+ * describes another frame than @info or places a plane past G_MAXINT. */
 G_GNUC_INTERNAL
 gboolean gst_pinned_layout_of             (GstBuffer * buffer,
                                            const GstVideoInfo * info,

@@ -132,10 +132,13 @@ gst_pinned_layout_fits (const GstVideoInfo * info, const gint * offset,
   return TRUE;
 }
 
-/* The layout of @buffer: its GstVideoMeta's, else @info's. A meta's
- * offsets are gsize, the layout's gint (as strides are): an offset past
- * G_MAXINT is refused, where it would wrap to another place in the buffer
- * (4 GiB + 512 to 512) and the copy take bytes the meta does not name. */
+/* The layout of @buffer: its GstVideoMeta's, else @info's. A meta must
+ * describe a frame of the caps, as gst_video_frame_map() requires (which
+ * calls any other a programming error): the same format and planes, at
+ * least the caps' width and height. A meta's offsets are gsize, the
+ * layout's gint (as strides are): an offset past G_MAXINT is refused,
+ * where it would wrap to another place in the buffer (4 GiB + 512 to 512)
+ * and the copy take bytes the meta does not name. */
 gboolean
 gst_pinned_layout_of (GstBuffer * buffer, const GstVideoInfo * info,
     gint * offset, gint * stride, const gchar * what, GError ** error)
@@ -143,6 +146,24 @@ gst_pinned_layout_of (GstBuffer * buffer, const GstVideoInfo * info,
   GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
   guint p;
 
+  if (meta && (meta->format != GST_VIDEO_INFO_FORMAT (info) ||
+          meta->n_planes != GST_VIDEO_INFO_N_PLANES (info) ||
+          meta->width < (guint) GST_VIDEO_INFO_WIDTH (info) ||
+          meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info))) {
+    GEnumClass *formats = g_type_class_ref (GST_TYPE_VIDEO_FORMAT);
+
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "the GstVideoMeta of the %s buffer describes a %ux%u %s frame in %u "
+        "plane(s), its caps a %dx%d %s frame in %u: its GstVideoMeta does "
+        "not fit its caps", what, meta->width, meta->height,
+        g_enum_get_value (formats, meta->format) ?
+        gst_video_format_to_string (meta->format) : "unknown",
+        meta->n_planes, GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+        GST_VIDEO_INFO_N_PLANES (info));
+    g_type_class_unref (formats);
+    return FALSE;
+  }
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     if (meta && meta->offset[p] > G_MAXINT) {
       g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
