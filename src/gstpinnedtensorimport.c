@@ -16,6 +16,7 @@
 #endif
 
 #include "gstpinnedtensor-private.h"
+#include "gstpinnedlayout-private.h"
 #include "gstpinnedmemory-private.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 #include "gst/pinned/gstpinneddevicememory.h"
@@ -260,6 +261,8 @@ gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
   int64_t strides[3];
   gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, };
   gint pitches[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint layout_offsets[GST_VIDEO_MAX_PLANES];
+  GError *fit = NULL;
   guint64 span;
   guint elem, p, n_planes;
   gboolean planar;
@@ -364,6 +367,21 @@ gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
   for (d = 0; d < t->ndim; d++)
     span += (t->shape[d] - 1) * strides[d];
   span *= elem;
+
+  /* The frame of the caps in the tensor's bytes, as each element that
+   * takes the buffer checks it: a row of the format can need more than
+   * the tensor's row (YUY2 of an odd width: three pairs of pixels in a
+   * row of five). */
+  for (p = 0; p < n_planes; p++)
+    layout_offsets[p] = offsets[p];
+  if (!gst_pinned_layout_fits (&info, layout_offsets, pitches, TRUE, span,
+          "imported", &fit)) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "the tensor does not hold the %s "
+        "frame of its shape: %s", GST_VIDEO_INFO_NAME (&info), fit->message);
+    g_error_free (fit);
+    goto failed;
+  }
 
   allocator = import_allocator (&context, t->device.device_id, error);
   if (allocator == NULL)
