@@ -158,11 +158,13 @@ import_caps (GstCaps * caps, const DLTensor * t, GstVideoInfo * info,
     h = t->shape[0];
     w = t->shape[1];
   }
-  if (w <= 0 || h <= 0 || t->shape[0] > G_MAXINT || t->shape[1] > G_MAXINT ||
-      (t->ndim == 3 && t->shape[2] > G_MAXINT)) {
-    g_set_error (error, GST_PINNED_TENSOR_ERROR,
-        GST_PINNED_TENSOR_ERROR_LAYOUT, "the tensor is empty or too large");
-    return NULL;
+  /* Every dimension, as int64_t: w and h are its low bits only. */
+  for (p = 0; p < (guint) t->ndim; p++) {
+    if (t->shape[p] < 1 || t->shape[p] > G_MAXINT) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "the tensor is empty or too large");
+      return NULL;
+    }
   }
 
   width = w;
@@ -199,7 +201,10 @@ import_caps (GstCaps * caps, const DLTensor * t, GstVideoInfo * info,
   return out;
 }
 
-/* The tensor's strides in elements (DLPack 0.6: NULL is compact). */
+/* The tensor's strides in elements (DLPack 0.6: NULL is compact). A
+ * dimension of size 1 has no stride to speak of (producers leave any value
+ * there): it takes the compact one. Its shape was checked (1 to G_MAXINT
+ * each): the steps, products of two, do not overflow. */
 static void
 tensor_strides (const DLTensor * t, int64_t strides[3])
 {
@@ -207,8 +212,9 @@ tensor_strides (const DLTensor * t, int64_t strides[3])
   int64_t step = 1;
 
   for (d = t->ndim - 1; d >= 0; d--) {
-    strides[d] = t->strides ? t->strides[d] : step;
-    step *= t->shape[d];
+    strides[d] = t->strides && t->shape[d] > 1 ? t->strides[d] : step;
+    if (d > 0)
+      step *= t->shape[d];
   }
 }
 
@@ -307,16 +313,29 @@ gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
     goto failed;
   }
 
+  /* The bytes it spans, from strides bounded first: each term is less
+   * than 2^62, and what follows computes with strides of a frame. */
   tensor_strides (t, strides);
+  span = 1;
   for (d = 0; d < t->ndim; d++) {
-    if (strides[d] <= 0 && t->shape[d] > 1) {
+    if (strides[d] <= 0 || strides[d] > G_MAXINT) {
       g_set_error (error, GST_PINNED_TENSOR_ERROR,
           GST_PINNED_TENSOR_ERROR_LAYOUT, "dimension %d of the tensor has a "
           "stride of %" G_GINT64_FORMAT ": frames need positive strides "
-          "(make it contiguous)", d, (gint64) strides[d]);
+          "of at most %d elements (make it contiguous)", d,
+          (gint64) strides[d], G_MAXINT);
       goto failed;
     }
+    span += (guint64) (t->shape[d] - 1) * strides[d];
   }
+  if (span > G_MAXINT / elem) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "the tensor spans %" G_GUINT64_FORMAT
+        " elements of %u bytes, more than the %d bytes of a frame", span,
+        elem, G_MAXINT);
+    goto failed;
+  }
+  span *= elem;
 
   n_planes = GST_VIDEO_INFO_N_PLANES (&info);
   if (planar) {
@@ -362,11 +381,6 @@ gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
         GST_PINNED_TENSOR_ERROR_LAYOUT, "the tensor's rows are too far apart");
     goto failed;
   }
-
-  span = 1;
-  for (d = 0; d < t->ndim; d++)
-    span += (t->shape[d] - 1) * strides[d];
-  span *= elem;
 
   /* The frame of the caps in the tensor's bytes, as each element that
    * takes the buffer checks it: a row of the format can need more than
