@@ -346,23 +346,33 @@ transfer_frame (GstPinnedStream * stream, const GstVideoInfo * info,
     ok = gst_pinned_cuda_result (cudaEventRecord (report->end, t.handle),
         error);
 
-  if (ok)
+  if (ok) {
     ok = (fence = gst_pinned_stream_record_fence_current (stream, error)) !=
         NULL;
+  } else {
+    /* Copies of the frame may be enqueued before the one that failed:
+     * the buffers and the staging are fenced by them all the same, so
+     * that no one frees or rewrites them under a copy still running, and
+     * memory without our fences is waited for here. */
+    fence = gst_pinned_stream_record_fence_current (stream, NULL);
+    if (fence && (t.in.foreign || t.out.foreign))
+      gst_pinned_fence_wait (fence, NULL);
+  }
 
   if (t.stager)
     gst_pinned_stager_finish (t.stager, fence);
 
-  if (ok) {
+  if (fence) {
     gst_pinned_buffer_add_fence (src, fence, GST_MAP_READ);
     gst_pinned_buffer_add_fence (dst, fence, GST_MAP_WRITE);
+  }
+  if (ok) {
     if (t.out.unfenced || (t.in.unfenced && pageable == NULL)) {
       GST_LOG ("waiting for a copy with unfenced page-locked memory");
       ok = gst_pinned_fence_wait (fence, error);
     } else if (t.in.unfenced) {
       ok = gst_pinned_pageable_hold (pageable, src, fence, error);
     }
-    gst_pinned_fence_unref (fence);
     if (t.in.foreign)
       gst_pinned_transfer_side_count (&t, &t.in);
     if (t.out.foreign)
@@ -370,6 +380,8 @@ transfer_frame (GstPinnedStream * stream, const GstVideoInfo * info,
     if (report)
       report->bytes = t.bytes;
   }
+  if (fence)
+    gst_pinned_fence_unref (fence);
 
   gst_pinned_transfer_end (&t);
 
