@@ -936,8 +936,11 @@ GST_START_TEST (test_failed_frame_staging_waits_for_workers)
 
   failing = new_stalling_frame (&info, 61, DELAY_MS);
   /* The first cudaMemcpyAsync is the DMA behind the workers' host
-   * function. */
+   * function; the fence after it cannot be recorded either (a frame that
+   * failed with none: a failed frame whose earlier copies were enqueued is
+   * fenced by them). */
   pinned_test_fail ("cudaMemcpyAsync", 0, 1, cudaErrorInvalidValue);
+  pinned_test_fail ("cudaEventRecord", 0, 1, cudaErrorInvalidValue);
   fail_if (gst_pinned_transfer_video_frame_full (d.stream, &info, failing,
           dev, pageable, &error));
   ended_at_failure = g_atomic_int_get (&stalls_ended);
