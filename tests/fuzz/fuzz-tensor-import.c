@@ -160,8 +160,9 @@ free_tensor (FuzzTensor * t)
   g_free (t);
 }
 
-/* The tensor's strides in elements (NULL: compact), or FALSE where they
- * or its shape reach no extent that an allocation could hold. */
+/* The tensor's strides in elements (NULL: compact; a dimension of size 1
+ * the compact one too), or FALSE where they or its shape reach no extent
+ * that an allocation could hold. */
 static gboolean
 tensor_extent (const DLTensor * dl, int64_t * strides, guint64 * extent)
 {
@@ -172,7 +173,9 @@ tensor_extent (const DLTensor * dl, int64_t * strides, guint64 * extent)
   if (dl->ndim < 1 || dl->ndim > 3 || elem == 0)
     return FALSE;
   for (d = dl->ndim - 1; d >= 0; d--) {
-    int64_t s = dl->strides ? dl->strides[d] : (int64_t) step;
+    /* a dimension of size 1 has no stride to speak of */
+    int64_t s = dl->strides && dl->shape[d] > 1 ? dl->strides[d] :
+        (int64_t) step;
 
     if (dl->shape[d] < 1 || dl->shape[d] > MAX_BYTES || s < 0 || s > MAX_BYTES)
       return FALSE;
