@@ -397,6 +397,18 @@ gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
     goto failed;
   }
 
+  /* Its elements within the address space: an offset that wraps past its
+   * end names no memory (and the pointer sum would be undefined). */
+  if (t->byte_offset > UINTPTR_MAX - (guintptr) t->data ||
+      span > UINTPTR_MAX - (guintptr) t->data - t->byte_offset) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "the tensor's byte_offset %"
+        G_GUINT64_FORMAT " takes its %" G_GUINT64_FORMAT " bytes at %p past "
+        "the end of the address space", (guint64) t->byte_offset, span,
+        t->data);
+    goto failed;
+  }
+
   allocator = import_allocator (&context, t->device.device_id, error);
   if (allocator == NULL)
     goto failed;
