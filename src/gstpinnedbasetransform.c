@@ -369,6 +369,21 @@ gst_pinned_base_transform_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
+/* Whether the sink pad is being deactivated: its pre-activation sets
+ * FLUSHING under the pad's lock before GstBaseTransform waits for the
+ * pad's stream lock and calls stop(). */
+static gboolean
+sink_flushing (GstBaseTransform * trans)
+{
+  GstPad *pad = GST_BASE_TRANSFORM_SINK_PAD (trans);
+  gboolean flushing;
+
+  GST_OBJECT_LOCK (pad);
+  flushing = GST_PAD_IS_FLUSHING (pad);
+  GST_OBJECT_UNLOCK (pad);
+  return flushing;
+}
+
 static gboolean
 gst_pinned_base_transform_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query)
@@ -386,8 +401,13 @@ gst_pinned_base_transform_query (GstBaseTransform * trans,
     return TRUE;
 #endif
   /* Upstream's serialized queries (drain, allocation) come after the
-   * frames it sent. */
+   * frames it sent. GstPad holds the stream lock for such a query but,
+   * unlike an event, sends it on a flushing pad too: one that comes while
+   * the element stops would flush the batch that stop() drops, with the
+   * stream it frees. Not then (the frames are dropped anyway); before the
+   * pad flushes, stop() waits for the stream lock. */
   if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query) &&
+      !sink_flushing (trans) &&
       gst_pinned_base_transform_push_batch (GST_PINNED_BASE_TRANSFORM (trans))
       != GST_FLOW_OK)
     GST_DEBUG_OBJECT (trans, "pushing the batch before %s failed",
