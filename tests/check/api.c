@@ -439,6 +439,52 @@ GST_START_TEST (test_window_pending)
 
 GST_END_TEST;
 
+/* The page-locked pool hands out the least recently released buffer: the
+ * one whose copy most likely finished, so it waits only when every buffer
+ * is busy. */
+GST_START_TEST (test_host_pool_least_recently_released)
+{
+  PinnedTestDevice d;
+  GstBufferPool *pool;
+  GstBuffer *buf[3], *got;
+  GstVideoInfo info;
+  guint i;
+
+  pinned_test_device_init (&d);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 16);
+  pool = gst_pinned_host_buffer_pool_new (d.ctx);
+  {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    GstCaps *caps = gst_video_info_to_caps (&info);
+
+    gst_buffer_pool_config_set_params (config, caps, info.size, 3, 3);
+    gst_caps_unref (caps);
+    fail_unless (gst_buffer_pool_set_config (pool, config));
+  }
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf[i],
+            NULL), GST_FLOW_OK);
+  /* Released 1, 2, 0: handed out again in that order. */
+  gst_buffer_unref (buf[1]);
+  gst_buffer_unref (buf[2]);
+  gst_buffer_unref (buf[0]);
+  for (i = 0; i < 3; i++) {
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &got, NULL),
+        GST_FLOW_OK);
+    fail_unless (got == buf[(i + 1) % 3], "acquire %u: not the least "
+        "recently released buffer", i);
+    buf[(i + 1) % 3] = got;
+  }
+  for (i = 0; i < 3; i++)
+    gst_buffer_unref (buf[i]);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 static Suite *
 api_suite (void)
 {
@@ -457,6 +503,7 @@ api_suite (void)
   tcase_add_test (tc, test_pageable_settings_and_stats);
   tcase_add_test (tc, test_timeline_flush);
   tcase_add_test (tc, test_window_pending);
+  tcase_add_test (tc, test_host_pool_least_recently_released);
 
   return s;
 }
