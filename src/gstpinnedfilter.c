@@ -374,6 +374,45 @@ gst_pinned_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       query);
 }
 
+/* Each plane of @buffer in one gst-pinned memory, whose GPU address the
+ * kernel gets: a plane across memories would be mapped in its first only
+ * (GstVideoMeta's map), and other memory (system, pageable) given as a CPU
+ * pointer. */
+static gboolean
+check_gpu_planes (GstBuffer * buffer, const GstVideoInfo * info,
+    const gchar * what, GError ** error)
+{
+  gint offset[GST_VIDEO_MAX_PLANES], stride[GST_VIDEO_MAX_PLANES];
+  guint p, idx, length;
+  gsize skip;
+
+  if (!gst_pinned_layout_of (buffer, info, offset, stride, what, error))
+    return FALSE;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize extent = (gsize) stride[p] * (gst_pinned_layout_plane_rows (info,
+            p) - 1) + gst_pinned_layout_row_bytes (info, p);
+    GstMemory *mem;
+
+    if (!gst_buffer_find_memory (buffer, offset[p], extent, &idx, &length,
+            &skip) || length != 1) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "plane %u of the %s buffer lies across %u of its memories: a "
+          "kernel takes each plane in one", p, what, length);
+      return FALSE;
+    }
+    mem = gst_buffer_peek_memory (buffer, idx);
+    if (!gst_is_pinned_memory (mem)) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "plane %u of the %s buffer is in %s memory, not gst-pinned "
+          "memory: the GPU cannot address it (its caps say %s)", p,
+          what, mem->allocator ? mem->allocator->mem_type : "unknown",
+          GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static void
 post_error (GstPinnedFilter * self, GError ** error)
 {
@@ -403,7 +442,9 @@ run_filter (GstPinnedFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
    * out of bounds. */
   if (!gst_pinned_transfer_check_layout (inbuf, in_info, "input", &error) ||
       (!in_place && !gst_pinned_transfer_check_layout (outbuf, out_info,
-              "output", &error)))
+              "output", &error)) ||
+      !check_gpu_planes (inbuf, in_info, "input", &error) ||
+      (!in_place && !check_gpu_planes (outbuf, out_info, "output", &error)))
     goto failed;
 
   if (!gst_pinned_context_push (context, &error))
