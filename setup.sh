@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine for gst-pinned and builds it in ./build: installs
 # the distribution's packages it needs (GStreamer 1.22 or later and its
-# development files, meson, ninja, the test tools valgrind and GNU indent,
-# dlpack.h and NumPy for the tensor bridge, ...), finds a CUDA toolkit
-# (12.0 or later), configures and builds. Safe to run again: it only does
-# what is missing.
+# development files, meson, ninja, the test tools valgrind, GNU indent and
+# clang with libFuzzer, dlpack.h and NumPy for the tensor bridge, ...),
+# finds a CUDA toolkit (12.0 or later), configures and builds. Safe to run
+# again: it only does what is missing.
 #
 # Knows Debian 12 and 13 and Ubuntu 24.04 (Ubuntu 22.04's GStreamer 1.20
 # and GLib 2.72 are older than gst-pinned needs). CUDA, in this order:
@@ -40,6 +40,7 @@ packages=(
   python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   valgrind indent
   libdlpack-dev python3-numpy
+  clang libclang-rt-dev
 )
 if command -v dpkg > /dev/null; then
   missing=()

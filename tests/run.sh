@@ -6,9 +6,11 @@
 # an install). Without arguments it then runs the 'fake' suite again with
 # the stand-in of a CUDA runtime before 12.8 (meson test --setup
 # runtime126: no batched copies) and the check suites under valgrind's
-# memcheck (meson test --setup valgrind), and under AddressSanitizer and
-# UBSan in their own build folder (tests/sanitize.sh); arguments go to the
-# first `meson test` only, and skip the other runs.
+# memcheck (meson test --setup valgrind), under AddressSanitizer and
+# UBSan in their own build folder (tests/sanitize.sh), and the fuzz suite
+# in a clang build of its own (tests/fuzz/ci.sh: the regressions, the
+# seeds, a minute of fuzzing a target); arguments go to the first
+# `meson test` only, and skip the other runs.
 # Ends with the line 'N passed, N failed, N skipped' over every run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +21,8 @@ logs=(build/meson-logs/testlog.json)
 meson test -C build --print-errorlogs "$@"
 status=$?
 
-rm -f build/meson-logs/testlog-valgrind.json build/meson-logs/testlog-runtime126.json
+rm -f build/meson-logs/testlog-valgrind.json build/meson-logs/testlog-runtime126.json \
+  build-fuzz/meson-logs/testlog.json
 if [ $# -eq 0 ]; then
   echo "the stand-in suite on a CUDA 12.6 runtime (meson test --setup runtime126):"
   meson test -C build --setup runtime126 --suite fake --print-errorlogs
@@ -42,6 +45,11 @@ if [ $# -eq 0 ]; then
   astatus=$?
   [ $status -ne 0 ] || status=$astatus
   logs+=(build-asan/meson-logs/testlog-asan.json)
+  echo "the fuzz suite (tests/fuzz/ci.sh, a clang build in build-fuzz):"
+  bash tests/fuzz/ci.sh
+  fstatus=$?
+  [ $status -ne 0 ] || status=$fstatus
+  logs+=(build-fuzz/meson-logs/testlog.json)
 fi
 
 python3 - "${logs[@]}" <<'PY'
