@@ -227,7 +227,7 @@ meta_extent (const GstVideoInfo * info, const gsize * offset,
   for (p = 0; p < MIN (n_planes, GST_VIDEO_INFO_N_PLANES (info)); p++) {
     gint64 e = (gint64) MIN (offset[p], (gsize) MAX_BYTES) +
         (gint64) stride[p] * (GST_VIDEO_INFO_COMP_HEIGHT (info, p) - 1) +
-        ABS (stride[p]);
+        ABS ((gint64) stride[p]);
 
     end = MAX (end, (gsize) CLAMP (e, 0, MAX_BYTES));
   }
@@ -310,14 +310,16 @@ get_harness (guint variant, const GstVideoInfo * info, gboolean meta_down,
   return harness;
 }
 
-/* The element error that an error flow must come with. */
+/* The element error that an error flow must come with (@msg, where it was
+ * taken from the bus already). */
 static void
-expect_error (GstFlowReturn ret)
+expect_error (GstFlowReturn ret, GstMessage * msg)
 {
-  GstMessage *msg = gst_bus_pop_filtered (harness_bus, GST_MESSAGE_ERROR);
   GError *error = NULL;
   gchar *debug = NULL;
 
+  if (msg == NULL)
+    msg = gst_bus_pop_filtered (harness_bus, GST_MESSAGE_ERROR);
   if (msg == NULL) {
     fprintf (stderr, "push returned %s without an element error\n",
         gst_flow_get_name (ret));
@@ -354,6 +356,7 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
   guint meta_n_planes = 0, meta_width, meta_height, pushed = 0;
   gboolean has_meta, meta_down;
   GstFlowReturn ret = GST_FLOW_OK;
+  GstMessage *late = NULL;
   GstBuffer *buf, *ref;
   guint32 x;
 
@@ -500,15 +503,24 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
             gst_structure_new_empty ("fuzz-flush")));
 
   /* Every frame pushed comes out, unless a later one failed (a batch's
-   * frames go with it); whatever comes out is the input. */
+   * frames go with it), or the batch that held it failed when the event
+   * pushed it (an element error, though the push returned OK); whatever
+   * comes out is the input. */
   for (i = 0;; i++) {
     GstBuffer *out = gst_harness_try_pull (harness);
     gint64 end = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
 
     while (out == NULL && ret == GST_FLOW_OK && i < pushed &&
         g_get_monotonic_time () < end) {
+      if (batch > 1 &&
+          (late = gst_bus_pop_filtered (harness_bus, GST_MESSAGE_ERROR)))
+        break;
       g_usleep (1000);
       out = gst_harness_try_pull (harness);
+    }
+    if (late) {
+      ret = GST_FLOW_ERROR;
+      break;
     }
     if (out == NULL && ret == GST_FLOW_OK && i < pushed) {
       fprintf (stderr, "frame %u of %u pushed did not come out\n", i, pushed);
@@ -527,7 +539,7 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
   if (g_getenv ("FUZZ_VERBOSE"))
     fprintf (stderr, "%u pushed, %s\n", pushed, gst_flow_get_name (ret));
   if (ret != GST_FLOW_OK) {
-    expect_error (ret);
+    expect_error (ret, late);
     drop_harness ();
   } else if (gst_bus_have_pending (harness_bus)) {
     GstMessage *msg = gst_bus_pop_filtered (harness_bus, GST_MESSAGE_ERROR);

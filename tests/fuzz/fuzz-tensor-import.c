@@ -161,8 +161,10 @@ free_tensor (FuzzTensor * t)
 }
 
 /* The tensor's strides in elements (NULL: compact; a dimension of size 1
- * the compact one too), or FALSE where they or its shape reach no extent
- * that an allocation could hold. */
+ * the compact one too) and the bytes it spans, or FALSE where no frame
+ * can be of it: a dimension outside 1 to G_MAXINT, a stride outside 1 to
+ * G_MAXINT elements, more than G_MAXINT bytes (the import's rules, each
+ * term below 2^62). */
 static gboolean
 tensor_extent (const DLTensor * dl, int64_t * strides, guint64 * extent)
 {
@@ -172,21 +174,22 @@ tensor_extent (const DLTensor * dl, int64_t * strides, guint64 * extent)
 
   if (dl->ndim < 1 || dl->ndim > 3 || elem == 0)
     return FALSE;
+  for (d = 0; d < dl->ndim; d++) {
+    if (dl->shape[d] < 1 || dl->shape[d] > G_MAXINT)
+      return FALSE;
+  }
   for (d = dl->ndim - 1; d >= 0; d--) {
-    /* a dimension of size 1 has no stride to speak of */
     int64_t s = dl->strides && dl->shape[d] > 1 ? dl->strides[d] :
         (int64_t) step;
 
-    if (dl->shape[d] < 1 || dl->shape[d] > MAX_BYTES || s < 0 || s > MAX_BYTES)
+    if (s < 1 || s > G_MAXINT)
       return FALSE;
     strides[d] = s;
     span += (guint64) (dl->shape[d] - 1) * s;
     step *= dl->shape[d];
-    if (span > MAX_BYTES || step > MAX_BYTES)
-      return FALSE;
   }
   *extent = span * elem;
-  return *extent <= MAX_BYTES;
+  return span <= G_MAXINT / elem;
 }
 
 static void
@@ -330,7 +333,7 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
   GstBuffer *buffer;
   int64_t strides[3] = { 0, };
   guint64 extent = 0;
-  gboolean has_extent, holds, must;
+  gboolean has_extent, small, holds, must;
   guint8 *bytes = NULL;
   gint device_now = 0;
   guint v, d;
@@ -385,13 +388,13 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
   dl->byte_offset = v < 200 ? 0 : v < 240 ? v - 200 : take_u64 (&in);
 
   /* The storage. */
+  /* Storage that holds it is allocated only where it is small. */
   has_extent = dl->shape && tensor_extent (dl, strides, &extent);
+  small = has_extent && extent <= MAX_BYTES && dl->byte_offset < MAX_BYTES;
   t->storage = take_u8 (&in) % N_STORAGES;
-  if ((!has_extent || dl->byte_offset >= MAX_BYTES) &&
-      t->storage < STORAGE_NONE)
+  if (!small && t->storage < STORAGE_NONE)
     t->storage = STORAGE_SHORT;
-  t->alloc_size = has_extent && dl->byte_offset < MAX_BYTES ?
-      dl->byte_offset + extent : MAX_BYTES;
+  t->alloc_size = small ? dl->byte_offset + extent : MAX_BYTES;
   switch (t->storage) {
     case STORAGE_LARGER:
       t->alloc_size += 1 + take_u8 (&in);
@@ -495,6 +498,14 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
         t->storage == STORAGE_OTHER_DEVICE;
     must = holds && t->storage != STORAGE_OTHER_DEVICE &&
         dl->device.device_id == 0;
+    /* A frame larger than any storage made here (a tensor of no storage,
+     * or none that holds it) is only given back: pinneddownload's pool of
+     * such frames would be gigabytes. */
+    if (GST_VIDEO_INFO_SIZE (&info) > MAX_BYTES && !holds) {
+      gst_buffer_unref (buffer);
+      wait_deleted (t);
+      goto done;
+    }
     get_harness (out_caps, &info);
     ret = gst_harness_push (harness, buffer);
     if (ret == GST_FLOW_OK) {
@@ -534,6 +545,7 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
     wait_deleted (t);
   }
 
+done:
   if (out_caps)
     gst_caps_unref (out_caps);
   if (caps)
