@@ -121,6 +121,11 @@ static guint copy_pieces = DEFAULT_COPY_PIECES;
 /* An asynchronous failure poisons its device until fakecuda_reset(). */
 static cudaError_t sticky_error[MAX_DEVICES];
 static gint n_devices = -1;
+/* FAKECUDA_BOUNDS=abort: a copy past the end of an allocation it names
+ * (device, page-locked, a tracked pageable buffer) aborts instead of
+ * failing, so that a fuzzer sees a crash where an element would only
+ * report a failed copy; =host: past host allocations only. */
+static gboolean bounds_abort_device, bounds_abort_host;
 /* FAKECUDA_DRIVER: "none" (no driver library: the runtime reports version
  * 0), "old" (a driver too old for the runtime), else a working one. */
 static gint driver_version = CUDART_VERSION;
@@ -178,6 +183,9 @@ ensure_init_locked (void)
   env = g_getenv ("FAKECUDA_RUNTIME_VERSION");
   if (env)
     runtime_version = (gint) g_ascii_strtoll (env, NULL, 10);
+  env = g_getenv ("FAKECUDA_BOUNDS");
+  bounds_abort_device = g_strcmp0 (env, "abort") == 0;
+  bounds_abort_host = bounds_abort_device || g_strcmp0 (env, "host") == 0;
   call_counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   kernel_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   kernel_impls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -1914,6 +1922,11 @@ resolve (const void *ptr, gsize extent, gboolean want_device, Side * side)
   if (is_device_locked (ptr)) {
     DevAlloc *d = find_dev_locked (ptr, extent);
 
+    if (want_device && d == NULL && bounds_abort_device) {
+      g_printerr ("fakecuda: a copy of %zu bytes at %p runs past the end of "
+          "its device allocation (FAKECUDA_BOUNDS=abort)\n", extent, ptr);
+      abort ();
+    }
     if (!want_device || d == NULL) {
       g_mutex_unlock (&lock);
       return cudaErrorInvalidValue;
@@ -1942,6 +1955,8 @@ resolve (const void *ptr, gsize extent, gboolean want_device, Side * side)
           (gsize) (p + extent - (h->ptr + h->size)),
           h->kind == HOST_TRACKED ? "pageable" : "page-locked", h->ptr,
           h->size);
+      if (bounds_abort_host)
+        abort ();
       g_mutex_unlock (&lock);
       return cudaErrorInvalidValue;
     }
