@@ -117,7 +117,7 @@ gst_pinned_base_transform_flush_batch (GstPinnedBaseTransform * self,
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
 
-  return gst_pinned_batch_flush (priv->batch, priv->stream, &priv->stats,
+  return gst_pinned_batch_queue_flush (priv->batch, priv->stream, &priv->stats,
       priv->context, error);
 }
 
@@ -136,7 +136,7 @@ gst_pinned_base_transform_push_batch (GstPinnedBaseTransform * self)
         "Could not copy a batch of frames");
     return GST_FLOW_ERROR;
   }
-  while ((buf = gst_pinned_batch_pop_ready (priv->batch))) {
+  while ((buf = gst_pinned_batch_queue_pop_ready (priv->batch))) {
     GST_PINNED_STAT_ADD (priv->stats.buffers, 1);
     if (ret == GST_FLOW_OK)
       ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
@@ -181,8 +181,8 @@ gst_pinned_base_transform_transfer_output (GstPinnedBaseTransform * self,
   g_return_val_if_fail (GST_IS_BUFFER (outbuf), FALSE);
 
   priv = GET_PRIV (self);
-  if (!gst_pinned_batch_add (priv->batch, priv->stream, &priv->in_info, src,
-          outbuf, &added, &bytes, error))
+  if (!gst_pinned_batch_queue_add (priv->batch, priv->stream, &priv->in_info,
+          src, outbuf, &added, &bytes, error))
     return FALSE;
   if (added) {
     GST_PINNED_STAT_ADD (priv->stats.copies, 1);
@@ -211,7 +211,7 @@ gst_pinned_base_transform_get_batch (GstPinnedBaseTransform * self)
 {
   g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), 1);
 
-  return MAX (gst_pinned_batch_get_frames (GET_PRIV (self)->batch), 1);
+  return MAX (gst_pinned_batch_queue_get_frames (GET_PRIV (self)->batch), 1);
 }
 
 void
@@ -224,7 +224,7 @@ gst_pinned_base_transform_set_batch (GstPinnedBaseTransform * self,
   GST_OBJECT_LOCK (self);
   timeout = priv->batch_timeout_us;
   GST_OBJECT_UNLOCK (self);
-  gst_pinned_batch_set_frames (priv->batch, frames, timeout);
+  gst_pinned_batch_queue_set_frames (priv->batch, frames, timeout);
 }
 
 GstStructure *
@@ -259,7 +259,7 @@ gst_pinned_base_transform_generate_output (GstBaseTransform * trans,
 
   /* The base class asks again after each push: a flushed batch's outputs
    * go one a call. */
-  if ((*outbuf = gst_pinned_batch_pop_ready (priv->batch))) {
+  if ((*outbuf = gst_pinned_batch_queue_pop_ready (priv->batch))) {
     GST_PINNED_STAT_ADD (priv->stats.buffers, 1);
     return GST_FLOW_OK;
   }
@@ -271,7 +271,8 @@ gst_pinned_base_transform_generate_output (GstBaseTransform * trans,
   gst_pinned_stats_add_waits (&priv->stats, &waits);
 
   /* A batched output waits for its batch, whose last frame flushes it. */
-  if (gst_pinned_batch_hold (priv->batch, ret == GST_FLOW_OK ? outbuf : NULL)
+  if (gst_pinned_batch_queue_hold (priv->batch,
+          ret == GST_FLOW_OK ? outbuf : NULL)
       && !gst_pinned_base_transform_flush_batch (self, &error)) {
     gst_pinned_base_transform_post_frame_error (self, &error,
         "Could not copy a batch of frames");
@@ -279,7 +280,7 @@ gst_pinned_base_transform_generate_output (GstBaseTransform * trans,
   }
 
   if (ret == GST_FLOW_OK && *outbuf == NULL)
-    *outbuf = gst_pinned_batch_pop_ready (priv->batch);
+    *outbuf = gst_pinned_batch_queue_pop_ready (priv->batch);
   if (ret == GST_FLOW_OK && *outbuf != NULL)
     GST_PINNED_STAT_ADD (priv->stats.buffers, 1);
 

@@ -13,7 +13,7 @@
 
 #pragma once
 
-#include "gstpinnedbatch-private.h"
+#include "gstpinnedbatchqueue-private.h"
 #include "gstpinnedstats-private.h"
 #include "gstpinnedtransfer-private.h"
 #include "gst/pinned/gstpinnedbasetransform.h"
@@ -42,7 +42,7 @@ typedef struct
    * gauges in the statistics; under the object lock. */
   GstPinnedPageable *pageable;
 
-  GstPinnedBatch *batch;
+  GstPinnedBatchQueue *batch;
 } GstPinnedBaseTransformPrivate;
 
 G_GNUC_INTERNAL

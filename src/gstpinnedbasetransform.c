@@ -349,8 +349,8 @@ gst_pinned_base_transform_stop (GstBaseTransform * trans)
 
   /* The batch timer first: a batch it flushes is timed with the events
    * closed below (valgrind saw one read after they were freed). */
-  gst_pinned_batch_stop_timer (priv->batch);
-  gst_pinned_batch_drop (priv->batch);
+  gst_pinned_batch_queue_stop_timer (priv->batch);
+  gst_pinned_batch_queue_drop (priv->batch);
   /* Counted so far: the statistics keep it until the next start. */
   gst_pinned_stats_timer_read (&priv->stats, priv->context);
   gst_pinned_stats_timer_close (&priv->stats, priv->context);
@@ -428,7 +428,7 @@ gst_pinned_base_transform_sink_event (GstBaseTransform * trans,
   /* A batch's frames go before the events that follow them, and not at
    * all after a flush. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    gst_pinned_batch_drop (GET_PRIV (self)->batch);
+    gst_pinned_batch_queue_drop (GET_PRIV (self)->batch);
   else if (GST_EVENT_IS_SERIALIZED (event)
       && gst_pinned_base_transform_push_batch (self) != GST_FLOW_OK)
     GST_DEBUG_OBJECT (self, "pushing the batch before %s failed",
@@ -482,7 +482,7 @@ gst_pinned_base_transform_finalize (GObject * object)
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (object);
 
-  gst_pinned_batch_free (priv->batch);
+  gst_pinned_batch_queue_free (priv->batch);
   gst_pinned_stats_timer_close (&priv->stats, priv->context);
   gst_clear_object (&priv->pageable);
   gst_clear_pinned_stream (&priv->stream);
@@ -620,8 +620,8 @@ gst_pinned_base_transform_init (GstPinnedBaseTransform * self)
   priv->pool_size = DEFAULT_POOL_SIZE;
   priv->device_alloc = DEFAULT_DEVICE_ALLOC;
   priv->batch_timeout_us = DEFAULT_BATCH_TIMEOUT_US;
-  priv->batch = gst_pinned_batch_new (GST_BASE_TRANSFORM (self),
-      (GstPinnedBatchPush) gst_pinned_base_transform_push_batch);
+  priv->batch = gst_pinned_batch_queue_new (GST_BASE_TRANSFORM (self),
+      (GstPinnedBatchQueuePush) gst_pinned_base_transform_push_batch);
   gst_pinned_stats_init (&priv->stats);
   gst_video_info_init (&priv->in_info);
   gst_video_info_init (&priv->out_info);
@@ -668,7 +668,7 @@ gst_pinned_base_transform_get_pool_size (GstPinnedBaseTransform * self)
   GST_OBJECT_UNLOCK (self);
 
   /* One batch held, the one before it copied. */
-  batch = gst_pinned_batch_get_frames (priv->batch);
+  batch = gst_pinned_batch_queue_get_frames (priv->batch);
   if (batch > 1)
     pool_size = MAX (pool_size, 2 * batch);
   return pool_size;

@@ -20,14 +20,14 @@ typedef struct _GstPinnedBatchWatch GstPinnedBatchWatch;
 
 /* Called by the clock, under its lock, once for the batch that started at
  * @since (monotonic us) and is now batch-timeout old: it must not block. */
-typedef void (*GstPinnedBatchRing) (gpointer data, gint64 since);
+typedef void (*GstPinnedBatchQueueRing) (gpointer data, gint64 since);
 
 /* Watches *@since (atomic; monotonic us when the current batch started, 0:
  * none) and rings @ring once @timeout_us after each start. */
 G_GNUC_INTERNAL
 GstPinnedBatchWatch * gst_pinned_batch_clock_watch   (const gint64 * since,
                                                       gint64 timeout_us,
-                                                      GstPinnedBatchRing ring,
+                                                      GstPinnedBatchQueueRing ring,
                                                       gpointer data);
 
 /* A batch started (*since was just set): wakes the clock where it idles. */

@@ -33,7 +33,7 @@ struct _GstPinnedBatchWatch
 {
   const gint64 *since;
   gint64 timeout_us;
-  GstPinnedBatchRing ring;
+  GstPinnedBatchQueueRing ring;
   gpointer data;
   /* The clock's: the start it rang for. */
   gint64 rung;
@@ -123,7 +123,7 @@ clock_loop (gpointer data)
 
 GstPinnedBatchWatch *
 gst_pinned_batch_clock_watch (const gint64 * since, gint64 timeout_us,
-    GstPinnedBatchRing ring, gpointer data)
+    GstPinnedBatchQueueRing ring, gpointer data)
 {
   GstPinnedBatchWatch *watch = g_new0 (GstPinnedBatchWatch, 1);
 

@@ -19,7 +19,7 @@
 #include "config.h"
 #endif
 
-#include "gstpinnedbatch-private.h"
+#include "gstpinnedbatchqueue-private.h"
 #include "gstpinnedfencetrack-private.h"
 
 #ifdef __linux__

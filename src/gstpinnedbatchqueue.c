@@ -17,22 +17,22 @@
 #include "config.h"
 #endif
 
-#include "gstpinnedbatch-private.h"
+#include "gstpinnedbatchqueue-private.h"
 #include "gstpinnedbatchclock-private.h"
 #include "gst/pinned/gstpinnedmemory.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_pinned_batch_debug);
-#define GST_CAT_DEFAULT gst_pinned_batch_debug
+GST_DEBUG_CATEGORY_STATIC (gst_pinned_batch_queue_debug);
+#define GST_CAT_DEFAULT gst_pinned_batch_queue_debug
 
-struct _GstPinnedBatch
+struct _GstPinnedBatchQueue
 {
   GstBaseTransform *element;
-  GstPinnedBatchPush push;
+  GstPinnedBatchQueuePush push;
 
   /* The streaming thread's: frames a batch (1: none), chosen at caps
    * time; the batch; the outputs whose copies it holds, and outputs whose
    * copies are enqueued, to push in order; the output that
-   * gst_pinned_batch_add() just batched. */
+   * gst_pinned_batch_queue_add() just batched. */
   guint frames;
   GstPinnedTransferBatch *pending;
   GQueue held;
@@ -53,15 +53,16 @@ struct _GstPinnedBatch
   gint64 last_since;
 };
 
-GstPinnedBatch *
-gst_pinned_batch_new (GstBaseTransform * element, GstPinnedBatchPush push)
+GstPinnedBatchQueue *
+gst_pinned_batch_queue_new (GstBaseTransform * element,
+    GstPinnedBatchQueuePush push)
 {
   static gsize once = 0;
-  GstPinnedBatch *batch = g_new0 (GstPinnedBatch, 1);
+  GstPinnedBatchQueue *batch = g_new0 (GstPinnedBatchQueue, 1);
 
   if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (gst_pinned_batch_debug, "pinnedbatch", 0,
-        "gst-pinned batches of copies");
+    GST_DEBUG_CATEGORY_INIT (gst_pinned_batch_queue_debug, "pinnedbatchqueue",
+        0, "gst-pinned batches of copies");
     g_once_init_leave (&once, 1);
   }
 
@@ -76,10 +77,10 @@ gst_pinned_batch_new (GstBaseTransform * element, GstPinnedBatchPush push)
 }
 
 void
-gst_pinned_batch_free (GstPinnedBatch * batch)
+gst_pinned_batch_queue_free (GstPinnedBatchQueue * batch)
 {
-  gst_pinned_batch_stop_timer (batch);
-  gst_pinned_batch_drop (batch);
+  gst_pinned_batch_queue_stop_timer (batch);
+  gst_pinned_batch_queue_drop (batch);
   gst_pinned_transfer_batch_free (batch->pending);
   g_mutex_clear (&batch->lock);
   g_cond_clear (&batch->cond);
@@ -87,14 +88,15 @@ gst_pinned_batch_free (GstPinnedBatch * batch)
 }
 
 guint
-gst_pinned_batch_get_frames (GstPinnedBatch * batch)
+gst_pinned_batch_queue_get_frames (GstPinnedBatchQueue * batch)
 {
   return batch->frames;
 }
 
 gboolean
-gst_pinned_batch_flush (GstPinnedBatch * batch, GstPinnedStream * stream,
-    GstPinnedStats * stats, GstPinnedContext * context, GError ** error)
+gst_pinned_batch_queue_flush (GstPinnedBatchQueue * batch,
+    GstPinnedStream * stream, GstPinnedStats * stats,
+    GstPinnedContext * context, GError ** error)
 {
   GstPinnedTransferReport report = { NULL, };
   guint frames;
@@ -122,7 +124,7 @@ gst_pinned_batch_flush (GstPinnedBatch * batch, GstPinnedStream * stream,
 }
 
 void
-gst_pinned_batch_drop (GstPinnedBatch * batch)
+gst_pinned_batch_queue_drop (GstPinnedBatchQueue * batch)
 {
   if (batch->pending)
     gst_pinned_transfer_batch_clear (batch->pending);
@@ -133,14 +135,14 @@ gst_pinned_batch_drop (GstPinnedBatch * batch)
 }
 
 GstBuffer *
-gst_pinned_batch_pop_ready (GstPinnedBatch * batch)
+gst_pinned_batch_queue_pop_ready (GstPinnedBatchQueue * batch)
 {
   return g_queue_pop_head (&batch->ready);
 }
 
 /* The first frame of a batch is held: the clock counts from now. */
 static void
-batch_started (GstPinnedBatch * batch)
+batch_started (GstPinnedBatchQueue * batch)
 {
   if (batch->watch == NULL)
     return;
@@ -151,7 +153,7 @@ batch_started (GstPinnedBatch * batch)
 }
 
 gboolean
-gst_pinned_batch_hold (GstPinnedBatch * batch, GstBuffer ** outbuf)
+gst_pinned_batch_queue_hold (GstPinnedBatchQueue * batch, GstBuffer ** outbuf)
 {
   gboolean full = FALSE;
 
@@ -180,7 +182,7 @@ gst_pinned_batch_hold (GstPinnedBatch * batch, GstBuffer ** outbuf)
  * streaming thread may hold it for long (blocked pushing the frames before
  * the batch into a paused sink): the tries back off to 20 ms apart. */
 static void
-batch_timed_out (GstPinnedBatch * batch, gint64 since)
+batch_timed_out (GstPinnedBatchQueue * batch, gint64 since)
 {
   GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (batch->element);
   gint64 backoff = 100;
@@ -212,7 +214,7 @@ batch_timed_out (GstPinnedBatch * batch, gint64 since)
 static void
 batch_ring (gpointer data, gint64 since)
 {
-  GstPinnedBatch *batch = data;
+  GstPinnedBatchQueue *batch = data;
 
   g_mutex_lock (&batch->lock);
   batch->late = since;
@@ -223,7 +225,7 @@ batch_ring (gpointer data, gint64 since)
 static gpointer
 batch_timer_loop (gpointer data)
 {
-  GstPinnedBatch *batch = data;
+  GstPinnedBatchQueue *batch = data;
 
   g_mutex_lock (&batch->lock);
   while (!batch->stop) {
@@ -244,7 +246,7 @@ batch_timer_loop (gpointer data)
 }
 
 void
-gst_pinned_batch_set_frames (GstPinnedBatch * batch, guint frames,
+gst_pinned_batch_queue_set_frames (GstPinnedBatchQueue * batch, guint frames,
     guint64 timeout_us)
 {
   batch->frames = frames;
@@ -259,7 +261,7 @@ gst_pinned_batch_set_frames (GstPinnedBatch * batch, guint frames,
 }
 
 void
-gst_pinned_batch_stop_timer (GstPinnedBatch * batch)
+gst_pinned_batch_queue_stop_timer (GstPinnedBatchQueue * batch)
 {
   if (batch->timer == NULL)
     return;
@@ -275,9 +277,9 @@ gst_pinned_batch_stop_timer (GstPinnedBatch * batch)
 }
 
 gboolean
-gst_pinned_batch_add (GstPinnedBatch * batch, GstPinnedStream * stream,
-    const GstVideoInfo * info, GstBuffer * src, GstBuffer * outbuf,
-    gboolean * added, guint64 * bytes, GError ** error)
+gst_pinned_batch_queue_add (GstPinnedBatchQueue * batch,
+    GstPinnedStream * stream, const GstVideoInfo * info, GstBuffer * src,
+    GstBuffer * outbuf, gboolean * added, guint64 * bytes, GError ** error)
 {
   *added = FALSE;
   /* What a batch cannot take is copied at once, without mapping it twice. */
