@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# The public API's table in docs/testing.md ("The public API, function by
+# The public API's table in docs/test-map.md ("The public API, function by
 # function") kept with the code: every function the public headers export
 # (GST_PINNED_API, but the _get_type functions of their types) has a row,
 # every row names only functions that exist, and every test and sabotage
@@ -26,11 +26,11 @@ for header in glob.glob(os.path.join(top, 'include/gst/pinned/*.h')):
             continue
         exported.add(name.group(1))
 
-doc = open(os.path.join(top, 'docs/testing.md'), encoding='utf-8').read()
-section = re.search(r'^## The public API, function by function\n(.*?)^## ',
+doc = open(os.path.join(top, 'docs/test-map.md'), encoding='utf-8').read()
+section = re.search(r'^## The public API, function by function\n(.*?)(?=^## |\Z)',
                     doc, re.S | re.M)
 if not section:
-    sys.exit('docs/testing.md has no section "The public API, function by '
+    sys.exit('docs/test-map.md has no section "The public API, function by '
              'function"')
 rows = [line for line in section.group(1).split('\n')
         if line.startswith('| `')]
