@@ -36,4 +36,5 @@
 #include <gst/pinned/gstpinnedbasetransform.h>
 #include <gst/pinned/gstpinnedcopytransform.h>
 #include <gst/pinned/gstpinnedfilter.h>
+#include <gst/pinned/gstpinnedbatchmeta.h>
 
