@@ -26,6 +26,7 @@
 #include "gstpinneddownload.h"
 #include "gstpinnedconvert.h"
 #include "gstpinnedbusy.h"
+#include "gstpinnedbatch.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -41,11 +42,16 @@ plugin_init (GstPlugin * plugin)
   /* The enum of their device-alloc property, documented with its values
    * (as pageable-mode's, which the upload marks). */
   gst_type_mark_as_plugin_api (GST_TYPE_PINNED_DEVICE_ALLOC, 0);
+  /* pinnedbatch's pads and enums */
+  gst_type_mark_as_plugin_api (GST_TYPE_PINNED_BATCH_PAD, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_PINNED_BATCH_TYPE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_PINNED_BATCH_ORDER, 0);
 
   ret |= GST_ELEMENT_REGISTER (pinnedupload, plugin);
   ret |= GST_ELEMENT_REGISTER (pinneddownload, plugin);
   ret |= GST_ELEMENT_REGISTER (pinnedconvert, plugin);
   ret |= GST_ELEMENT_REGISTER (pinnedbusy, plugin);
+  ret |= GST_ELEMENT_REGISTER (pinnedbatch, plugin);
 
   return ret;
 }

@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <cuda_runtime_api.h>
 #include "convert.h"
+#include "batch.h"
 #include "kernelemu.h"
 #include "pinnedtest.h"
 
@@ -56,6 +57,44 @@ convert_run (void *closure)
 }
 
 static void *
+batch_bind (void **args, dim3 grid, dim3 block)
+{
+  return g_memdup2 (args[0], sizeof (PinnedBatchParams));
+}
+
+/* The slot table is read where the kernel would read it, in device memory,
+ * when the stream reaches the launch: after the copy that wrote it. */
+static void
+batch_run (void *closure)
+{
+  PinnedBatchParams p = *(PinnedBatchParams *) closure;
+  gsize esize = p.type == PINNED_BATCH_UINT8 ? 1 :
+      p.type == PINNED_BATCH_FLOAT16 ? 2 : 4;
+  const PinnedBatchSlot *table;
+  gint n, x, y, c;
+
+  table = translate (p.slots, (gsize) p.batch * sizeof (PinnedBatchSlot));
+  p.out = translate (p.out, (gsize) p.batch * 3 * p.width * p.height * esize);
+  g_assert (table && p.out);
+  for (n = 0; n < p.batch; n++) {
+    PinnedBatchSlot s = table[n];
+
+    for (c = 0; c < 3 && s.kind != PINNED_BATCH_KIND_EMPTY; c++) {
+      gboolean sub = s.kind == PINNED_BATCH_KIND_YUV420 && c > 0;
+      gsize rows = sub ? (s.height + 1) / 2 : s.height;
+      gsize cols = sub ? (s.width + 1) / 2 : s.width;
+
+      s.chan[c] = translate (s.chan[c], (rows - 1) * s.pitch[c] +
+          (cols - 1) * s.step[c] + s.sample_bytes);
+      g_assert (s.chan[c]);
+    }
+    for (y = 0; y < p.height; y++)
+      for (x = 0; x < p.width; x++)
+        pinned_batch_pixel (&p, &s, n, x, y);
+  }
+}
+
+static void *
 busy_bind (void **args, dim3 grid, dim3 block)
 {
   return g_memdup2 (args[0], sizeof (unsigned long long));
@@ -78,4 +117,5 @@ pinned_test_emulate_kernels (void)
   g_assert (reg && translate);
   reg ("pinned_convert_kernel", convert_bind, convert_run);
   reg ("pinned_busy_kernel", busy_bind, busy_run);
+  reg ("pinned_batch_kernel", batch_bind, batch_run);
 }

@@ -17,8 +17,9 @@
 G_BEGIN_DECLS
 
 /* On the stand-in, registers pinnedconvert's kernel (the kernel's own
- * fixed-point function, gst/kernels/convert.h, pixel by pixel) and
- * pinnedbusy's (a sleep of its busy time): what the elements hand their
+ * fixed-point function, gst/kernels/convert.h, pixel by pixel), pinnedbatch's
+ * (gst/kernels/batch.h, likewise, reading its slot table from device memory)
+ * and pinnedbusy's (a sleep of its busy time): what the elements hand their
  * kernels (pointers, pitches, channels, coefficients) is then checked by
  * their output. On a GPU the real kernels run: nothing to do. */
 void pinned_test_emulate_kernels (void);

@@ -1,0 +1,1596 @@
+/* gst-pinned
+ * Copyright (C) 2026 gst-pinned developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-pinnedbatch
+ * @title: pinnedbatch
+ * @see_also: pinnedupload, pinnedconvert, #GstPinnedBatchMeta
+ *
+ * Puts frames of many video streams into one tensor for one model call:
+ * each batch is a [N, 3, height, width] tensor in CUDA device memory
+ * (`memory:PinnedDevice`), each of its N slots a frame scaled (bilinear;
+ * with `letterbox`, keeping its aspect ratio and padded with `pad-value`),
+ * converted to RGB or BGR (`channel-order`), planar, as `uint8` levels or
+ * as `float16` or `float32` normalised: (level / 255 - mean) / std, with
+ * `mean` and `std` on the 0..1 scale, in R, G, B order (torchvision's
+ * constants as they are). One kernel launch makes the whole batch.
+ *
+ * Sink pads (`sink_%u`, requested, also while playing) take raw video of
+ * any size, each its own, in gst-pinned device memory, nvcodec's CUDA
+ * memory (a decoder's output) or system memory, which is copied to the
+ * device on the element's stream; upstream of such a pad gets a
+ * page-locked pool, as from pinnedupload. Formats: 4:2:0 YUV (NV12,
+ * NV21, I420, YV12, P010_10LE, P016_LE) and 8-bit RGB (packed with or
+ * without alpha, RGBP, BGRP). YUV is converted with its colorimetry's
+ * matrix and range, as pinnedconvert does.
+ *
+ * A batch takes one frame from each pad that has one. With at most
+ * `batch-size` pads, slot i holds the frame of the i-th pad (in the
+ * order the pads were requested) or is empty; with more pads, the pads
+ * take turns. A batch goes out when every pad has a frame (or has ended);
+ * with live sources also once the oldest frame waiting is `timeout` late
+ * (the aggregator's latency), partial. A stream that ends leaves its slot
+ * empty while the others go on. No frame is dropped: a pad waits for its
+ * frame's turn. Each batch carries a #GstPinnedBatchMeta that says per
+ * slot which pad, which timestamps, and where the frame lies in the
+ * tensor, to map a box back onto its frame.
+ *
+ * The output caps are
+ * `other/x-pinned-batch(memory:PinnedDevice), batch=N, channels=3,
+ * height=H, width=W, type={uint8,float16,float32},
+ * channel-order={RGB,BGR}, layout=NCHW`: the tensor is contiguous,
+ * N × 3 × H × W elements.
+ *
+ * Nothing waits on the host: the element's stream waits on the GPU for
+ * each input's writer (a decoder's or upload's copy), the kernel runs,
+ * and one fence recorded after it becomes the batch's writer and each
+ * input's reader: the inputs go back to their pools at once and are
+ * written again only after the kernel.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 pinnedbatch name=b type=float16 ! fakesink \
+ *     videotestsrc ! video/x-raw,width=1280,height=720 ! b.sink_0 \
+ *     videotestsrc pattern=ball ! video/x-raw,width=640,height=480 ! b.sink_1
+ * ]| Two streams of system memory into 2×3×640×640 float16 batches.
+ * |[
+ * gst-launch-1.0 pinnedbatch name=b width=224 height=224 letterbox=false \
+ *     mean="<0.485,0.456,0.406>" std="<0.229,0.224,0.225>" ! fakesink \
+ *     filesrc location=a.mp4 ! qtdemux ! h264parse ! nvh264dec ! b. \
+ *     filesrc location=b.mp4 ! qtdemux ! h264parse ! nvh264dec ! b.
+ * ]| Two decoders' CUDA memory into ImageNet-normalised float32.
+ *
+ * Since: 0.2
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <gst/pinned/pinned.h>
+#include <gst/pinned/gstpinnedcuda.h>
+#ifdef HAVE_CUDA_INTEROP
+#include <gst/pinned/gstpinnedcudacontext.h>
+#include <gst/pinned/gstpinnedcudamemory.h>
+#endif
+
+#include "gstpinnedbatch.h"
+#include "kernels/batch.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_pinned_batch_debug);
+#define GST_CAT_DEFAULT gst_pinned_batch_debug
+
+#define SINK_FORMATS "{ NV12, NV21, I420, YV12, P010_10LE, P016_LE, RGBA, " \
+    "BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR, RGBP, BGRP }"
+
+#define SRC_CAPS GST_PINNED_BATCH_CAPS_NAME "(" \
+    GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE "), batch = (int) [ 1, MAX ], " \
+    "channels = (int) 3, height = (int) [ 1, 32767 ], " \
+    "width = (int) [ 1, 32767 ], type = (string) { uint8, float16, float32 }, " \
+    "channel-order = (string) { RGB, BGR }, layout = (string) NCHW"
+
+#define DEFAULT_BATCH_SIZE 0
+#define DEFAULT_WIDTH 640
+#define DEFAULT_HEIGHT 640
+#define DEFAULT_LETTERBOX TRUE
+#define DEFAULT_PAD_VALUE 114
+#define DEFAULT_TYPE GST_PINNED_BATCH_TYPE_FLOAT32
+#define DEFAULT_ORDER GST_PINNED_BATCH_ORDER_RGB
+#define DEFAULT_TIMEOUT 0
+#define DEFAULT_DEVICE_ID GST_PINNED_DEVICE_ID_ANY
+#define DEFAULT_POOL_SIZE 4
+
+/* Slot tables in flight: one is written again only after the batch that
+ * read it is done, which is long past at this depth. */
+#define N_TABLES 8
+
+enum
+{
+  PROP_0,
+  PROP_BATCH_SIZE,
+  PROP_WIDTH,
+  PROP_HEIGHT,
+  PROP_LETTERBOX,
+  PROP_PAD_VALUE,
+  PROP_TYPE,
+  PROP_CHANNEL_ORDER,
+  PROP_MEAN,
+  PROP_STD,
+  PROP_TIMEOUT,
+  PROP_DEVICE_ID,
+  PROP_POOL_SIZE,
+  N_PROPERTIES
+};
+
+static GParamSpec *properties[N_PROPERTIES];
+
+typedef enum
+{
+  INPUT_SYSTEM,
+  INPUT_DEVICE,
+  INPUT_CUDA,
+} InputKind;
+
+struct _GstPinnedBatchPad
+{
+  GstAggregatorPad parent;
+
+  /* The aggregator's thread only (caps events are handled there). */
+  GstVideoInfo info;
+  gboolean has_info;
+  InputKind kind;
+  /* YUV coefficients of the colorimetry; the rest of a slot per frame */
+  PinnedBatchSlot proto;
+  /* system memory in: the device frames it is copied into */
+  GstBufferPool *upload_pool;
+  guint index;
+};
+
+struct _GstPinnedBatch
+{
+  GstAggregator parent;
+
+  /* properties, under the object lock */
+  guint batch_size;
+  gint width;
+  gint height;
+  gboolean letterbox;
+  guint pad_value;
+  GstPinnedBatchType type;
+  GstPinnedBatchOrder order;
+  gdouble mean[3];
+  gdouble std[3];
+  gint device_id;
+  guint pool_size;
+
+  /* the device, from NULL to READY on */
+  GstPinnedContext *context;
+  GstPinnedStream *stream;
+
+  /* negotiated, the aggregator's thread */
+  guint n;
+  gint out_width;
+  gint out_height;
+  GstPinnedBatchType out_type;
+  GstBufferPool *pool;
+  gsize out_size;
+  guint next_pad;
+  guint64 batches;
+
+  /* the slot tables: page-locked and device copies */
+  GstAllocator *host_allocator;
+  GstAllocator *device_allocator;
+  GstMemory *host_table[N_TABLES];
+  GstMemory *device_table[N_TABLES];
+  guint table_slots;
+  guint next_table;
+
+  /* CUDA memory in: views held until the kernels that read them are done */
+  GstPinnedWindow *held;
+};
+
+G_DEFINE_TYPE (GstPinnedBatchPad, gst_pinned_batch_pad,
+    GST_TYPE_AGGREGATOR_PAD);
+
+#define gst_pinned_batch_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstPinnedBatch, gst_pinned_batch,
+    GST_TYPE_AGGREGATOR,
+    GST_DEBUG_CATEGORY_INIT (gst_pinned_batch_debug, "pinnedbatch", 0,
+        "many streams into one tensor on the GPU"));
+GST_ELEMENT_REGISTER_DEFINE (pinnedbatch, "pinnedbatch", GST_RANK_NONE,
+    GST_TYPE_PINNED_BATCH);
+
+GType
+gst_pinned_batch_type_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_PINNED_BATCH_TYPE_UINT8, "8-bit levels, not normalised", "uint8"},
+    {GST_PINNED_BATCH_TYPE_FLOAT16, "IEEE half, normalised", "float16"},
+    {GST_PINNED_BATCH_TYPE_FLOAT32, "IEEE single, normalised", "float32"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstPinnedBatchType", values);
+
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_pinned_batch_order_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_PINNED_BATCH_ORDER_RGB, "red, green, blue", "RGB"},
+    {GST_PINNED_BATCH_ORDER_BGR, "blue, green, red", "BGR"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstPinnedBatchOrder", values);
+
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static const gchar *
+type_name (GstPinnedBatchType type)
+{
+  return type == GST_PINNED_BATCH_TYPE_UINT8 ? "uint8" :
+      type == GST_PINNED_BATCH_TYPE_FLOAT16 ? "float16" : "float32";
+}
+
+static gsize
+type_size (GstPinnedBatchType type)
+{
+  return type == GST_PINNED_BATCH_TYPE_UINT8 ? 1 :
+      type == GST_PINNED_BATCH_TYPE_FLOAT16 ? 2 : 4;
+}
+
+/* ---- the pad ----------------------------------------------------------- */
+
+static void
+gst_pinned_batch_pad_clear (GstPinnedBatchPad * pad)
+{
+  if (pad->upload_pool) {
+    gst_buffer_pool_set_active (pad->upload_pool, FALSE);
+    gst_clear_object (&pad->upload_pool);
+  }
+  pad->has_info = FALSE;
+}
+
+static void
+gst_pinned_batch_pad_finalize (GObject * object)
+{
+  gst_pinned_batch_pad_clear (GST_PINNED_BATCH_PAD (object));
+
+  G_OBJECT_CLASS (gst_pinned_batch_pad_parent_class)->finalize (object);
+}
+
+static void
+gst_pinned_batch_pad_constructed (GObject * object)
+{
+  GstPinnedBatchPad *pad = GST_PINNED_BATCH_PAD (object);
+  const gchar *name;
+
+  G_OBJECT_CLASS (gst_pinned_batch_pad_parent_class)->constructed (object);
+
+  name = GST_OBJECT_NAME (pad);
+  if (name && g_str_has_prefix (name, "sink_"))
+    pad->index = (guint) g_ascii_strtoull (name + 5, NULL, 10);
+}
+
+static void
+gst_pinned_batch_pad_class_init (GstPinnedBatchPadClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  gobject_class->constructed = gst_pinned_batch_pad_constructed;
+  gobject_class->finalize = gst_pinned_batch_pad_finalize;
+}
+
+static void
+gst_pinned_batch_pad_init (GstPinnedBatchPad * pad)
+{
+  gst_video_info_init (&pad->info);
+}
+
+/* ---- the device -------------------------------------------------------- */
+
+static gint
+get_device_id (GstPinnedBatch * self)
+{
+  gint id;
+
+  GST_OBJECT_LOCK (self);
+  id = self->device_id;
+  GST_OBJECT_UNLOCK (self);
+  return id;
+}
+
+/* The context (shared or new, announced) and the element's stream; posts
+ * an error where there is none. */
+static gboolean
+open_device (GstPinnedBatch * self)
+{
+  GError *error = NULL;
+  gint device_id = get_device_id (self);
+  gboolean ok;
+
+  if (self->stream)
+    return TRUE;
+
+#ifdef HAVE_CUDA_INTEROP
+  ok = gst_pinned_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
+      &self->context, &error);
+#else
+  ok = gst_pinned_ensure_element_context (GST_ELEMENT (self), device_id,
+      &self->context, &error);
+#endif
+  if (!ok) {
+    gchar *text = device_id == GST_PINNED_DEVICE_ID_ANY ?
+        g_strdup ("Could not open a CUDA device") :
+        g_strdup_printf ("Could not open CUDA device %d", device_id);
+
+    if (error == NULL)
+      g_set_error (&error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+          "No CUDA device found");
+    GST_PINNED_ELEMENT_ERROR (self, error, text);
+    g_free (text);
+    g_clear_error (&error);
+    return FALSE;
+  }
+
+  self->stream = gst_pinned_stream_new (self->context, &error);
+  if (self->stream == NULL) {
+    GST_PINNED_ELEMENT_ERROR (self, error, "Could not create a CUDA stream");
+    g_clear_error (&error);
+    return FALSE;
+  }
+  self->host_allocator = gst_pinned_host_allocator_new (self->context);
+  self->device_allocator = gst_pinned_device_allocator_new (self->context);
+
+  GST_INFO_OBJECT (self, "using CUDA device %d (%s)",
+      gst_pinned_context_get_device_id (self->context),
+      gst_pinned_context_get_device_name (self->context));
+  return TRUE;
+}
+
+static void
+clear_tables (GstPinnedBatch * self)
+{
+  guint i;
+
+  for (i = 0; i < N_TABLES; i++) {
+    if (self->host_table[i])
+      gst_memory_unref (self->host_table[i]);
+    if (self->device_table[i])
+      gst_memory_unref (self->device_table[i]);
+    self->host_table[i] = self->device_table[i] = NULL;
+  }
+  self->table_slots = 0;
+}
+
+static void
+clear_pool (GstPinnedBatch * self)
+{
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_clear_object (&self->pool);
+  }
+}
+
+static void
+close_device (GstPinnedBatch * self)
+{
+  if (self->held) {
+    gst_pinned_window_drain (self->held);
+    gst_pinned_window_stop (self->held);
+    gst_clear_object (&self->held);
+  }
+  clear_pool (self);
+  /* freeing waits for the fences of the work queued on them */
+  clear_tables (self);
+  gst_clear_object (&self->host_allocator);
+  gst_clear_object (&self->device_allocator);
+  gst_clear_pinned_stream (&self->stream);
+  gst_clear_object (&self->context);
+}
+
+/* ---- properties -------------------------------------------------------- */
+
+static void
+set_triple (GValue * value, const gdouble * v)
+{
+  GValue item = G_VALUE_INIT;
+  guint i;
+
+  g_value_init (&item, G_TYPE_DOUBLE);
+  for (i = 0; i < 3; i++) {
+    g_value_set_double (&item, v[i]);
+    gst_value_array_append_value (value, &item);
+  }
+  g_value_unset (&item);
+}
+
+static gboolean
+get_triple (GstPinnedBatch * self, const GValue * value, gdouble * v,
+    gboolean positive, const gchar * what)
+{
+  gdouble tmp[3];
+  guint i;
+
+  if (gst_value_array_get_size (value) != 3) {
+    g_warning ("%s: %s takes 3 values (R, G, B), not %u",
+        GST_OBJECT_NAME (self), what, gst_value_array_get_size (value));
+    return FALSE;
+  }
+  for (i = 0; i < 3; i++) {
+    const GValue *item = gst_value_array_get_value (value, i);
+
+    if (G_VALUE_HOLDS_DOUBLE (item))
+      tmp[i] = g_value_get_double (item);
+    else if (G_VALUE_HOLDS_INT (item))
+      tmp[i] = g_value_get_int (item);
+    else {
+      g_warning ("%s: %s takes numbers", GST_OBJECT_NAME (self), what);
+      return FALSE;
+    }
+    if (positive && !(tmp[i] > 0)) {
+      g_warning ("%s: %s must be above 0", GST_OBJECT_NAME (self), what);
+      return FALSE;
+    }
+  }
+  memcpy (v, tmp, sizeof (tmp));
+  return TRUE;
+}
+
+static void
+gst_pinned_batch_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BATCH_SIZE:
+      self->batch_size = g_value_get_uint (value);
+      break;
+    case PROP_WIDTH:
+      self->width = g_value_get_int (value);
+      break;
+    case PROP_HEIGHT:
+      self->height = g_value_get_int (value);
+      break;
+    case PROP_LETTERBOX:
+      self->letterbox = g_value_get_boolean (value);
+      break;
+    case PROP_PAD_VALUE:
+      self->pad_value = g_value_get_uint (value);
+      break;
+    case PROP_TYPE:
+      self->type = g_value_get_enum (value);
+      break;
+    case PROP_CHANNEL_ORDER:
+      self->order = g_value_get_enum (value);
+      break;
+    case PROP_MEAN:
+      get_triple (self, value, self->mean, FALSE, "mean");
+      break;
+    case PROP_STD:
+      get_triple (self, value, self->std, TRUE, "std");
+      break;
+    case PROP_TIMEOUT:
+      GST_OBJECT_UNLOCK (self);
+      /* the aggregator's latency: how long a live batch waits */
+      g_object_set (self, "latency", g_value_get_uint64 (value), NULL);
+      GST_OBJECT_LOCK (self);
+      break;
+    case PROP_DEVICE_ID:
+      self->device_id = g_value_get_int (value);
+      break;
+    case PROP_POOL_SIZE:
+      self->pool_size = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  /* Batch size and shape: new caps for the next batch. */
+  if (prop_id != PROP_TIMEOUT && prop_id != PROP_DEVICE_ID)
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
+}
+
+static void
+gst_pinned_batch_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (object);
+  guint64 latency;
+
+  if (prop_id == PROP_TIMEOUT) {
+    g_object_get (self, "latency", &latency, NULL);
+    g_value_set_uint64 (value, latency);
+    return;
+  }
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BATCH_SIZE:
+      g_value_set_uint (value, self->batch_size);
+      break;
+    case PROP_WIDTH:
+      g_value_set_int (value, self->width);
+      break;
+    case PROP_HEIGHT:
+      g_value_set_int (value, self->height);
+      break;
+    case PROP_LETTERBOX:
+      g_value_set_boolean (value, self->letterbox);
+      break;
+    case PROP_PAD_VALUE:
+      g_value_set_uint (value, self->pad_value);
+      break;
+    case PROP_TYPE:
+      g_value_set_enum (value, self->type);
+      break;
+    case PROP_CHANNEL_ORDER:
+      g_value_set_enum (value, self->order);
+      break;
+    case PROP_MEAN:
+      set_triple (value, self->mean);
+      break;
+    case PROP_STD:
+      set_triple (value, self->std);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, self->device_id);
+      break;
+    case PROP_POOL_SIZE:
+      g_value_set_uint (value, self->pool_size);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ---- negotiation ------------------------------------------------------- */
+
+static guint
+n_sink_pads (GstPinnedBatch * self)
+{
+  guint n;
+
+  GST_OBJECT_LOCK (self);
+  n = GST_ELEMENT (self)->numsinkpads;
+  GST_OBJECT_UNLOCK (self);
+  return n;
+}
+
+static GstCaps *
+batch_caps (GstPinnedBatch * self)
+{
+  GstCaps *caps;
+  guint n;
+
+  GST_OBJECT_LOCK (self);
+  n = self->batch_size;
+  GST_OBJECT_UNLOCK (self);
+  if (n == 0)
+    n = MAX (1, n_sink_pads (self));
+
+  GST_OBJECT_LOCK (self);
+  caps = gst_caps_new_simple (GST_PINNED_BATCH_CAPS_NAME,
+      "batch", G_TYPE_INT, (gint) n, "channels", G_TYPE_INT, 3,
+      "height", G_TYPE_INT, self->height, "width", G_TYPE_INT, self->width,
+      "type", G_TYPE_STRING, type_name (self->type),
+      "channel-order", G_TYPE_STRING,
+      self->order == GST_PINNED_BATCH_ORDER_RGB ? "RGB" : "BGR",
+      "layout", G_TYPE_STRING, "NCHW", NULL);
+  GST_OBJECT_UNLOCK (self);
+  gst_caps_set_features (caps, 0,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, NULL));
+  return caps;
+}
+
+static GstFlowReturn
+gst_pinned_batch_update_src_caps (GstAggregator * agg, GstCaps * caps,
+    GstCaps ** ret)
+{
+  GstCaps *ours = batch_caps (GST_PINNED_BATCH (agg));
+
+  *ret = gst_caps_intersect (ours, caps);
+  if (gst_caps_is_empty (*ret)) {
+    GST_ELEMENT_ERROR (agg, CORE, NEGOTIATION, ("Downstream does not take "
+            "the batch"), ("ours %" GST_PTR_FORMAT ", downstream's %"
+            GST_PTR_FORMAT, ours, caps));
+    gst_caps_unref (ours);
+    gst_clear_caps (ret);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  gst_caps_unref (ours);
+  return GST_FLOW_OK;
+}
+
+static gboolean
+gst_pinned_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (agg);
+  GstStructure *s = gst_caps_get_structure (caps, 0);
+  gint n = 0, w = 0, h = 0;
+
+  if (!gst_structure_get_int (s, "batch", &n) ||
+      !gst_structure_get_int (s, "width", &w) ||
+      !gst_structure_get_int (s, "height", &h))
+    return FALSE;
+
+  self->n = n;
+  self->out_width = w;
+  self->out_height = h;
+  GST_OBJECT_LOCK (self);
+  self->out_type = self->type;
+  GST_OBJECT_UNLOCK (self);
+  self->out_size = type_size (self->out_type) * 3 * n * w * h;
+  GST_INFO_OBJECT (self, "batches of %d, %dx%d %s: %" G_GSIZE_FORMAT
+      " bytes", n, w, h, type_name (self->out_type), self->out_size);
+  return TRUE;
+}
+
+/* The output's pool: device memory, enough buffers that a model holds a
+ * batch (or more) while the next fills; acquiring waits when downstream
+ * holds them all. */
+static gboolean
+gst_pinned_batch_decide_allocation (GstAggregator * agg, GstQuery * query)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (agg);
+  GstStructure *config;
+  GError *error = NULL;
+  guint size;
+
+  if (!open_device (self))
+    return FALSE;
+
+  clear_pool (self);
+  GST_OBJECT_LOCK (self);
+  size = self->pool_size;
+  GST_OBJECT_UNLOCK (self);
+
+  self->pool = gst_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (self->pool);
+  gst_buffer_pool_config_set_params (config, NULL, self->out_size, size, size);
+  gst_buffer_pool_config_set_allocator (config, self->device_allocator, NULL);
+  if (!gst_buffer_pool_set_config (self->pool, config) ||
+      !gst_buffer_pool_set_active (self->pool, TRUE)) {
+    gst_pinned_allocator_take_error (GST_PINNED_ALLOCATOR
+        (self->device_allocator), &error);
+    GST_PINNED_ELEMENT_ERROR (self, error,
+        "Could not allocate CUDA device memory for the batches");
+    g_clear_error (&error);
+    clear_pool (self);
+    return FALSE;
+  }
+
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  gst_query_add_allocation_pool (query, self->pool, self->out_size, size, size);
+  return TRUE;
+}
+
+/* Slot tables for @n slots. */
+static gboolean
+ensure_tables (GstPinnedBatch * self, guint n, GError ** error)
+{
+  gsize bytes = n * sizeof (PinnedBatchSlot);
+  guint i;
+
+  if (self->table_slots >= n)
+    return TRUE;
+  clear_tables (self);
+  for (i = 0; i < N_TABLES; i++) {
+    self->host_table[i] = gst_pinned_allocator_alloc_full (GST_PINNED_ALLOCATOR
+        (self->host_allocator), bytes, NULL, error);
+    if (self->host_table[i] == NULL)
+      return FALSE;
+    self->device_table[i] =
+        gst_pinned_allocator_alloc_full (GST_PINNED_ALLOCATOR
+        (self->device_allocator), bytes, NULL, error);
+    if (self->device_table[i] == NULL)
+      return FALSE;
+  }
+  self->table_slots = n;
+  return TRUE;
+}
+
+/* ---- input ------------------------------------------------------------- */
+
+static gint32
+fixed (gdouble v)
+{
+  return (gint32) (v * (1 << PINNED_BATCH_COEF_SHIFT) + (v < 0 ? -0.5 : 0.5));
+}
+
+/* What a pad's frames are; FALSE with @error for a format the kernel
+ * does not read. */
+static gboolean
+describe_input (GstPinnedBatchPad * pad, GError ** error)
+{
+  const GstVideoFormatInfo *finfo = pad->info.finfo;
+  PinnedBatchSlot *s = &pad->proto;
+  guint i;
+
+  memset (s, 0, sizeof (*s));
+  if (GST_VIDEO_INFO_INTERLACE_MODE (&pad->info) !=
+      GST_VIDEO_INTERLACE_MODE_PROGRESSIVE) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "interlaced video (%s) is not batched: deinterlace it first",
+        gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE
+            (&pad->info)));
+    return FALSE;
+  }
+
+  if (GST_VIDEO_FORMAT_INFO_IS_YUV (finfo) &&
+      GST_VIDEO_FORMAT_INFO_W_SUB (finfo, 1) == 1 &&
+      GST_VIDEO_FORMAT_INFO_H_SUB (finfo, 1) == 1 &&
+      GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) == 3) {
+    GstVideoColorimetry c = pad->info.colorimetry;
+    gboolean full = c.range == GST_VIDEO_COLOR_RANGE_0_255;
+    gdouble kr, kb, kg, ys, cs;
+
+    s->kind = PINNED_BATCH_KIND_YUV420;
+    if (!gst_video_color_matrix_get_Kr_Kb (c.matrix, &kr, &kb))
+      gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT601, &kr, &kb);
+    kg = 1.0 - kr - kb;
+    ys = full ? 1.0 : 255.0 / 219.0;
+    cs = full ? 1.0 : 255.0 / 224.0;
+    s->y_offset = full ? 0 : 16;
+    s->y_scale = fixed (ys);
+    s->r_v = fixed (cs * 2.0 * (1.0 - kr));
+    s->g_u = fixed (cs * 2.0 * kb * (1.0 - kb) / kg);
+    s->g_v = fixed (cs * 2.0 * kr * (1.0 - kr) / kg);
+    s->b_u = fixed (cs * 2.0 * (1.0 - kb));
+  } else if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo) &&
+      GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) == 8) {
+    s->kind = PINNED_BATCH_KIND_RGB;
+  } else {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "%s is not batched: 4:2:0 YUV or 8-bit RGB only",
+        GST_VIDEO_INFO_NAME (&pad->info));
+    return FALSE;
+  }
+
+  /* Y, U, V and R, G, B are components 0, 1, 2 alike */
+  for (i = 0; i < 3; i++)
+    s->step[i] = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, i);
+  s->sample_bytes = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) > 8 ? 2 : 1;
+  s->width = GST_VIDEO_INFO_WIDTH (&pad->info);
+  s->height = GST_VIDEO_INFO_HEIGHT (&pad->info);
+  return TRUE;
+}
+
+static gboolean
+pad_set_caps (GstPinnedBatch * self, GstPinnedBatchPad * pad, GstCaps * caps)
+{
+  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  GError *error = NULL;
+  GstStructure *config;
+  GstCaps *device_caps;
+
+  gst_pinned_batch_pad_clear (pad);
+  if (!gst_video_info_from_caps (&pad->info, caps)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Cannot batch the input of %s",
+            GST_PAD_NAME (pad)), ("caps %" GST_PTR_FORMAT " are not raw video",
+            caps));
+    return FALSE;
+  }
+  if (!describe_input (pad, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Cannot batch the input of %s",
+            GST_PAD_NAME (pad)), ("%s", error->message));
+    g_clear_error (&error);
+    return FALSE;
+  }
+
+  if (f && gst_caps_features_contains (f,
+          GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE))
+    pad->kind = INPUT_DEVICE;
+#ifdef HAVE_CUDA_INTEROP
+  else if (f && gst_caps_features_contains (f,
+          GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+    pad->kind = INPUT_CUDA;
+#endif
+  else
+    pad->kind = INPUT_SYSTEM;
+
+  if (!open_device (self))
+    return FALSE;
+
+  if (pad->kind == INPUT_SYSTEM) {
+    /* the device frames system memory is copied into */
+    device_caps = gst_pinned_caps_set_memory_feature (gst_caps_copy (caps),
+        GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
+    pad->upload_pool = gst_pinned_device_buffer_pool_new (self->context);
+    config = gst_buffer_pool_get_config (pad->upload_pool);
+    gst_buffer_pool_config_set_params (config, device_caps,
+        pad->info.size, 2, 0);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_caps_unref (device_caps);
+    if (!gst_buffer_pool_set_config (pad->upload_pool, config) ||
+        !gst_buffer_pool_set_active (pad->upload_pool, TRUE)) {
+      gst_pinned_buffer_pool_take_error (pad->upload_pool, &error);
+      GST_PINNED_ELEMENT_ERROR (self, error,
+          "Could not allocate CUDA device memory");
+      g_clear_error (&error);
+      gst_pinned_batch_pad_clear (pad);
+      return FALSE;
+    }
+  }
+
+  pad->has_info = TRUE;
+  GST_INFO_OBJECT (pad, "%s %dx%d in %s memory",
+      GST_VIDEO_INFO_NAME (&pad->info), GST_VIDEO_INFO_WIDTH (&pad->info),
+      GST_VIDEO_INFO_HEIGHT (&pad->info), pad->kind == INPUT_DEVICE ?
+      "device" : pad->kind == INPUT_CUDA ? "CUDA" : "system");
+  return TRUE;
+}
+
+static gboolean
+gst_pinned_batch_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
+    GstEvent * event)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (agg);
+  GstCaps *caps;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    gst_event_parse_caps (event, &caps);
+    if (!pad_set_caps (self, GST_PINNED_BATCH_PAD (aggpad), caps)) {
+      gst_event_unref (event);
+      return FALSE;
+    }
+  }
+
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, aggpad, event);
+}
+
+static gboolean
+handle_context_query (GstPinnedBatch * self, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
+    return FALSE;
+  if (gst_pinned_handle_context_query (GST_ELEMENT (self), query,
+          self->context))
+    return TRUE;
+#ifdef HAVE_CUDA_INTEROP
+  if (gst_pinned_cuda_handle_context_query (GST_ELEMENT (self), query,
+          self->context))
+    return TRUE;
+#endif
+  return FALSE;
+}
+
+static gboolean
+gst_pinned_batch_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
+    GstQuery * query)
+{
+  if (handle_context_query (GST_PINNED_BATCH (agg), query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
+}
+
+static gboolean
+gst_pinned_batch_src_query (GstAggregator * agg, GstQuery * query)
+{
+  if (handle_context_query (GST_PINNED_BATCH (agg), query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
+}
+
+static void
+gst_pinned_batch_set_context (GstElement * element, GstContext * context)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (element);
+  gint device_id = get_device_id (self);
+
+  gst_pinned_handle_set_context (element, context, device_id, &self->context);
+#ifdef HAVE_CUDA_INTEROP
+  gst_pinned_cuda_handle_set_context (element, context, device_id,
+      &self->context);
+#endif
+
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+/* System memory in: a page-locked pool upstream, as pinnedupload offers,
+ * so that a source writes each frame where the copy engine reads it;
+ * device memory in: frames of any layout. */
+static gboolean
+gst_pinned_batch_propose_allocation (GstAggregator * agg,
+    GstAggregatorPad * aggpad, GstQuery * decide_query, GstQuery * query)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (agg);
+  GstAllocationParams params;
+  GstAllocator *allocator = NULL;
+  GstCapsFeatures *f;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstVideoInfo info;
+  GstCaps *caps;
+  guint size;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  f = gst_caps_get_features (caps, 0);
+  if (f && !gst_caps_features_is_equal (f,
+          GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+    return TRUE;
+  if (!open_device (self))
+    return FALSE;
+
+  GST_OBJECT_LOCK (self);
+  size = self->pool_size;
+  GST_OBJECT_UNLOCK (self);
+  pool = gst_pinned_host_buffer_pool_new (self->context);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, size, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_WARNING_OBJECT (aggpad, "cannot configure a page-locked pool");
+    gst_object_unref (pool);
+    return TRUE;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_allocator (config, &allocator, &params);
+  gst_query_add_allocation_pool (query, pool, info.size, size, 0);
+  if (allocator)
+    gst_query_add_allocation_param (query, allocator, &params);
+  gst_structure_free (config);
+  gst_object_unref (pool);
+  GST_DEBUG_OBJECT (aggpad, "offering a page-locked pool of %u buffers", size);
+  return TRUE;
+}
+
+/* ---- pads come and go -------------------------------------------------- */
+
+static GstPad *
+gst_pinned_batch_request_new_pad (GstElement * element, GstPadTemplate * templ,
+    const gchar * name, const GstCaps * caps)
+{
+  GstPad *pad = GST_ELEMENT_CLASS (parent_class)->request_new_pad (element,
+      templ, name, caps);
+
+  /* With batch-size 0, a batch has a slot a pad. */
+  if (pad)
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (element));
+  return pad;
+}
+
+static void
+gst_pinned_batch_release_pad (GstElement * element, GstPad * pad)
+{
+  GST_ELEMENT_CLASS (parent_class)->release_pad (element, pad);
+  gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (element));
+}
+
+/* ---- a batch ----------------------------------------------------------- */
+
+typedef struct
+{
+  GstPinnedBatchPad *pad;
+  /* as it came */
+  GstBuffer *buffer;
+  /* what the kernel reads: the buffer, a view of it, or a copy */
+  GstBuffer *gpu;
+} Frame;
+
+/* Every plane of @buffer in one gst-pinned memory: the kernel gets its
+ * address and reads it whole. */
+static gboolean
+check_planes (GstBuffer * buffer, const GstVideoInfo * info, GError ** error)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+  guint p, idx, length;
+  gsize skip;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize offset = meta ? meta->offset[p] :
+        GST_VIDEO_INFO_PLANE_OFFSET (info, p);
+    gint stride = meta ? meta->stride[p] :
+        GST_VIDEO_INFO_PLANE_STRIDE (info, p);
+    gint rows, row_bytes;
+    gsize extent;
+
+    gst_video_format_info_component (finfo, p, comp);
+    rows = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, comp[0],
+        GST_VIDEO_INFO_HEIGHT (info));
+    row_bytes = GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, comp[0],
+        GST_VIDEO_INFO_WIDTH (info)) * GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo,
+        comp[0]);
+    if (stride < row_bytes) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "plane %u's stride %d is below its row of %d bytes", p, stride,
+          row_bytes);
+      return FALSE;
+    }
+    extent = (gsize) stride *(rows - 1) + row_bytes;
+    if (!gst_buffer_find_memory (buffer, offset, extent, &idx, &length,
+            &skip) || length != 1 ||
+        !gst_is_pinned_memory (gst_buffer_peek_memory (buffer, idx))) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "plane %u of a frame does not lie in one piece of gst-pinned "
+          "memory (%" G_GSIZE_FORMAT " bytes at %" G_GSIZE_FORMAT " of a "
+          "buffer of %" G_GSIZE_FORMAT ")", p, extent, offset,
+          gst_buffer_get_size (buffer));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Where the frame goes in the tensor plane. */
+static void
+place (GstPinnedBatch * self, gboolean letterbox, PinnedBatchSlot * s)
+{
+  gint W = self->out_width, H = self->out_height;
+
+  if (!letterbox) {
+    s->x = s->y = 0;
+    s->w = W;
+    s->h = H;
+    return;
+  }
+  /* the larger side fills the tensor; the other is rounded */
+  if ((gint64) s->width * H >= (gint64) s->height * W) {
+    s->w = W;
+    s->h = MAX (1, (gint) (((gint64) s->height * W * 2 + s->width) /
+            (2 * s->width)));
+  } else {
+    s->h = H;
+    s->w = MAX (1, (gint) (((gint64) s->width * H * 2 + s->height) /
+            (2 * s->height)));
+  }
+  s->x = (W - s->w) / 2;
+  s->y = (H - s->h) / 2;
+}
+
+/* The frame on the GPU and its slot, with the stream ordered after its
+ * writer. */
+static gboolean
+prepare_frame (GstPinnedBatch * self, Frame * fr, gboolean letterbox,
+    PinnedBatchSlot * s, GError ** error)
+{
+  GstPinnedBatchPad *pad = fr->pad;
+  const GstVideoInfo *info = &pad->info;
+  guint i;
+
+  switch (pad->kind) {
+    case INPUT_DEVICE:
+      fr->gpu = gst_buffer_ref (fr->buffer);
+      break;
+#ifdef HAVE_CUDA_INTEROP
+    case INPUT_CUDA:
+      fr->gpu = gst_pinned_cuda_buffer_wrap (fr->buffer, info,
+          self->device_allocator, GST_MAP_READ, error);
+      if (fr->gpu == NULL)
+        return FALSE;
+      break;
+#endif
+    default:
+      if (gst_buffer_pool_acquire_buffer (pad->upload_pool, &fr->gpu,
+              NULL) != GST_FLOW_OK) {
+        g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+            "no device frame to copy %s's frame into", GST_PAD_NAME (pad));
+        return FALSE;
+      }
+      /* on the element's stream: the kernel comes after it */
+      if (!gst_pinned_transfer_video_frame (self->stream, info, fr->buffer,
+              fr->gpu, error))
+        return FALSE;
+      break;
+  }
+
+  if (!check_planes (fr->gpu, info, error) ||
+      !gst_pinned_buffer_sync_stream (fr->gpu, self->stream, GST_MAP_READ,
+          error))
+    return FALSE;
+
+  *s = pad->proto;
+  for (i = 0; i < 3; i++) {
+    guint plane = GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, i);
+    gpointer data;
+    gint stride;
+
+    if (!gst_pinned_buffer_get_plane (fr->gpu, info, plane, &data, &stride)) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "plane %u of %s's frame is not in gst-pinned memory", plane,
+          GST_PAD_NAME (pad));
+      return FALSE;
+    }
+    s->chan[i] = (const uint8_t *) data +
+        GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, i);
+    s->pitch[i] = stride;
+  }
+  place (self, letterbox, s);
+  return TRUE;
+}
+
+/* The earliest running time of the frames waiting: a live batch goes out
+ * `timeout` (the latency) after it. */
+static GstClockTime
+gst_pinned_batch_get_next_time (GstAggregator * agg)
+{
+  GstClockTime next = GST_CLOCK_TIME_NONE;
+  GList *l;
+
+  GST_OBJECT_LOCK (agg);
+  for (l = GST_ELEMENT (agg)->sinkpads; l; l = l->next) {
+    GstAggregatorPad *pad = l->data;
+    GstBuffer *buf = gst_aggregator_pad_peek_buffer (pad);
+    GstClockTime rt;
+
+    if (buf == NULL)
+      continue;
+    rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+        GST_BUFFER_PTS (buf));
+    gst_buffer_unref (buf);
+    if (GST_CLOCK_TIME_IS_VALID (rt) && (!GST_CLOCK_TIME_IS_VALID (next) ||
+            rt < next))
+      next = rt;
+  }
+  GST_OBJECT_UNLOCK (agg);
+  return next;
+}
+
+static void
+post_error (GstPinnedBatch * self, GError * error)
+{
+  GST_PINNED_ELEMENT_ERROR (self, error, "Could not make a batch");
+}
+
+/* The batch's kernel, after its slot table; one fence for all of it. */
+static gboolean
+run_kernel (GstPinnedBatch * self, PinnedBatchSlot * slots, GstBuffer * out,
+    GstPinnedFence ** fence, GError ** error)
+{
+  guint t = self->next_table++ % N_TABLES;
+  gsize bytes = self->n * sizeof (PinnedBatchSlot);
+  PinnedBatchParams p = { 0, };
+  static const gint orders[2][3] = { {0, 1, 2}, {2, 1, 0} };
+  GstMemory *mem = gst_buffer_peek_memory (out, 0);
+  GstMapInfo map;
+  GstPinnedMemory *host, *dev;
+  gdouble mean[3], std[3];
+  GstPinnedBatchOrder order;
+  gint c;
+
+  if (!ensure_tables (self, self->n, error))
+    return FALSE;
+  host = (GstPinnedMemory *) self->host_table[t];
+  dev = (GstPinnedMemory *) self->device_table[t];
+
+  /* A CPU write waits for the batch that read this table last. */
+  if (!gst_memory_map (GST_MEMORY_CAST (host), &map, GST_MAP_WRITE)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "cannot write the slot table");
+    return FALSE;
+  }
+  memcpy (map.data, slots, bytes);
+  gst_memory_unmap (GST_MEMORY_CAST (host), &map);
+
+  GST_OBJECT_LOCK (self);
+  p.pad_value = self->pad_value;
+  order = self->order;
+  memcpy (mean, self->mean, sizeof (mean));
+  memcpy (std, self->std, sizeof (std));
+  GST_OBJECT_UNLOCK (self);
+
+  p.slots = (const PinnedBatchSlot *) dev->data;
+  /* the pool's buffers are one device allocation each */
+  p.out = (guint8 *) ((GstPinnedMemory *) mem)->data + mem->offset;
+  p.batch = self->n;
+  p.width = self->out_width;
+  p.height = self->out_height;
+  p.type = self->out_type == GST_PINNED_BATCH_TYPE_UINT8 ? PINNED_BATCH_UINT8 :
+      self->out_type == GST_PINNED_BATCH_TYPE_FLOAT16 ? PINNED_BATCH_FLOAT16 :
+      PINNED_BATCH_FLOAT32;
+  for (c = 0; c < 3; c++) {
+    gint colour = orders[order][c];
+
+    p.order[c] = colour;
+    /* (v / 255 - mean) / std = v * scale + bias */
+    p.scale[c] = (gfloat) (1.0 / (255.0 * std[colour]));
+    p.bias[c] = (gfloat) (-mean[colour] / std[colour]);
+  }
+
+  if (!gst_pinned_cuda_result (cudaMemcpyAsync (dev->data, host->data, bytes,
+              cudaMemcpyHostToDevice,
+              gst_pinned_stream_get_cuda_stream (self->stream)), error))
+    return FALSE;
+  if (!gst_pinned_cuda_result ((cudaError_t) pinned_batch_launch (&p,
+              gst_pinned_stream_get_handle (self->stream)), error))
+    return FALSE;
+
+  *fence = gst_pinned_stream_record_fence (self->stream, error);
+  if (*fence == NULL)
+    return FALSE;
+  gst_pinned_memory_add_fence (host, *fence, GST_MAP_READ);
+  gst_pinned_memory_add_fence (dev, *fence, GST_MAP_READ);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (agg);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GPtrArray *pads;
+  Frame *frames = NULL;
+  PinnedBatchSlot *slots = NULL;
+  GstPinnedBatchMeta *meta;
+  GstPinnedFence *fence = NULL;
+  GstBuffer *out = NULL;
+  GstClockTime pts = GST_CLOCK_TIME_NONE;
+  GError *error = NULL;
+  gboolean all_eos = TRUE, letterbox, pushed_context = FALSE;
+  guint i, n_pads, taken = 0, start;
+  GList *l;
+
+  if (self->n == 0 || self->pool == NULL)
+    return GST_FLOW_NOT_NEGOTIATED;
+
+  GST_OBJECT_LOCK (self);
+  letterbox = self->letterbox;
+  pads = g_ptr_array_new_with_free_func (gst_object_unref);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    g_ptr_array_add (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (self);
+  n_pads = pads->len;
+
+  frames = g_new0 (Frame, self->n);
+  slots = g_new0 (PinnedBatchSlot, self->n);
+
+  /* With a slot for each pad, slot i is pad i's; else pads take turns. */
+  start = n_pads <= self->n ? 0 : self->next_pad % n_pads;
+  for (i = 0; i < n_pads && taken < self->n; i++) {
+    guint at = (start + i) % n_pads;
+    GstPinnedBatchPad *pad = g_ptr_array_index (pads, at);
+    GstBuffer *buf = gst_aggregator_pad_peek_buffer (GST_AGGREGATOR_PAD (pad));
+    guint slot = n_pads <= self->n ? at : taken;
+
+    if (!gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (pad)) || buf)
+      all_eos = FALSE;
+    if (buf == NULL)
+      continue;
+    if (!pad->has_info) {
+      /* its caps were refused (an error is posted): it goes no further */
+      gst_buffer_unref (buf);
+      gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (pad));
+      ret = GST_FLOW_NOT_NEGOTIATED;
+      goto done;
+    }
+    frames[slot].pad = pad;
+    frames[slot].buffer = buf;
+    taken++;
+    self->next_pad = at + 1;
+  }
+  /* the pads not looked at may hold frames too */
+  for (; i < n_pads && all_eos; i++) {
+    GstAggregatorPad *pad = g_ptr_array_index (pads, (start + i) % n_pads);
+
+    if (!gst_aggregator_pad_is_eos (pad) || gst_aggregator_pad_has_buffer (pad))
+      all_eos = FALSE;
+  }
+
+  if (taken == 0) {
+    ret = all_eos ? GST_FLOW_EOS : GST_FLOW_OK;
+    goto done;
+  }
+
+  ret = gst_buffer_pool_acquire_buffer (self->pool, &out, NULL);
+  if (ret != GST_FLOW_OK)
+    goto done;
+
+  if (!gst_pinned_context_push (self->context, &error))
+    goto failed;
+  pushed_context = TRUE;
+
+  for (i = 0; i < self->n; i++) {
+    if (frames[i].buffer == NULL) {
+      slots[i].kind = PINNED_BATCH_KIND_EMPTY;
+      continue;
+    }
+    if (!prepare_frame (self, &frames[i], letterbox, &slots[i], &error))
+      goto failed;
+  }
+  if (!gst_pinned_buffer_sync_stream (out, self->stream, GST_MAP_WRITE,
+          &error) || !run_kernel (self, slots, out, &fence, &error))
+    goto failed;
+  gst_pinned_context_pop (self->context);
+  pushed_context = FALSE;
+
+  /* The batch is the kernel's; each input goes back now and is written
+   * again only after the kernel (its readers' fence). */
+  gst_pinned_buffer_add_fence (out, fence, GST_MAP_WRITE);
+  meta = gst_buffer_add_pinned_batch_meta (out, self->n);
+  for (i = 0; i < self->n; i++) {
+    Frame *fr = &frames[i];
+    GstPinnedBatchSlot *ms = &meta->slots[i];
+    GstAggregatorPad *aggpad;
+
+    if (fr->buffer == NULL)
+      continue;
+    aggpad = GST_AGGREGATOR_PAD (fr->pad);
+    gst_pinned_buffer_add_fence (fr->gpu, fence, GST_MAP_READ);
+    ms->empty = FALSE;
+    ms->pad_index = fr->pad->index;
+    ms->pad_name = g_intern_string (GST_PAD_NAME (fr->pad));
+    ms->pts = GST_BUFFER_PTS (fr->buffer);
+    ms->running_time = gst_segment_to_running_time (&aggpad->segment,
+        GST_FORMAT_TIME, ms->pts);
+    ms->source_width = slots[i].width;
+    ms->source_height = slots[i].height;
+    ms->x = slots[i].x;
+    ms->y = slots[i].y;
+    ms->width = slots[i].w;
+    ms->height = slots[i].h;
+    if (GST_CLOCK_TIME_IS_VALID (ms->running_time) &&
+        (!GST_CLOCK_TIME_IS_VALID (pts) || ms->running_time < pts))
+      pts = ms->running_time;
+    gst_aggregator_pad_drop_buffer (aggpad);
+  }
+
+  GST_BUFFER_PTS (out) = pts;
+  GST_BUFFER_OFFSET (out) = self->batches++;
+  if (GST_CLOCK_TIME_IS_VALID (pts)) {
+    GST_OBJECT_LOCK (self);
+    GST_AGGREGATOR_PAD (agg->srcpad)->segment.position = pts;
+    GST_OBJECT_UNLOCK (self);
+  }
+  GST_LOG_OBJECT (self, "batch %" G_GUINT64_FORMAT ": %u of %u slots%s",
+      self->batches - 1, taken, self->n, timeout ? " (timeout)" : "");
+  ret = gst_aggregator_finish_buffer (agg, out);
+  out = NULL;
+  goto done;
+
+failed:
+  if (pushed_context)
+    gst_pinned_context_pop (self->context);
+  post_error (self, error);
+  g_clear_error (&error);
+  ret = GST_FLOW_ERROR;
+
+done:
+  gst_clear_pinned_fence (&fence);
+  gst_clear_buffer (&out);
+  if (frames) {
+    for (i = 0; i < self->n; i++) {
+      gst_clear_buffer (&frames[i].buffer);
+      if (frames[i].gpu == NULL)
+        continue;
+      /* a view holds nvcodec's frame until the kernel is done */
+      if (frames[i].pad->kind == INPUT_CUDA) {
+        if (self->held == NULL)
+          self->held = gst_pinned_window_new (NULL, 2 * self->n + 2);
+        gst_pinned_window_push (self->held, NULL, frames[i].gpu);
+      } else {
+        gst_buffer_unref (frames[i].gpu);
+      }
+    }
+  }
+  g_free (frames);
+  g_free (slots);
+  g_ptr_array_unref (pads);
+  return ret;
+}
+
+/* ---- states ------------------------------------------------------------ */
+
+static gboolean
+gst_pinned_batch_start (GstAggregator * agg)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (agg);
+
+  self->next_pad = 0;
+  self->batches = 0;
+  self->next_table = 0;
+  return open_device (self);
+}
+
+static gboolean
+gst_pinned_batch_stop (GstAggregator * agg)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (agg);
+  GList *l;
+
+  GST_OBJECT_LOCK (self);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    gst_pinned_batch_pad_clear (l->data);
+  GST_OBJECT_UNLOCK (self);
+  self->n = 0;
+  close_device (self);
+  return TRUE;
+}
+
+static GstStateChangeReturn
+gst_pinned_batch_change_state (GstElement * element, GstStateChange transition)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (element);
+
+  /* The device before upstream's decoders open theirs (at NULL to READY,
+   * after their downstream): they then share its CUDA context, in which
+   * their frames' pointers are valid for the kernel. */
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY && !open_device (self))
+    return GST_STATE_CHANGE_FAILURE;
+
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+}
+
+/* ---- class ------------------------------------------------------------- */
+
+static void
+gst_pinned_batch_finalize (GObject * object)
+{
+  close_device (GST_PINNED_BATCH (object));
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static GstCaps *
+sink_caps (void)
+{
+  GstCaps *caps = gst_caps_from_string (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+      (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, SINK_FORMATS));
+
+#ifdef HAVE_CUDA_INTEROP
+  gst_caps_append (caps, gst_caps_from_string
+      (GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY,
+              SINK_FORMATS)));
+#endif
+  gst_caps_append (caps, gst_caps_from_string (GST_VIDEO_CAPS_MAKE
+          (SINK_FORMATS)));
+  return caps;
+}
+
+static void
+gst_pinned_batch_class_init (GstPinnedBatchClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
+  GstCaps *caps;
+  GstPadTemplate *templ;
+
+  gobject_class->set_property = gst_pinned_batch_set_property;
+  gobject_class->get_property = gst_pinned_batch_get_property;
+  gobject_class->finalize = gst_pinned_batch_finalize;
+
+  properties[PROP_BATCH_SIZE] = g_param_spec_uint ("batch-size", "Batch size",
+      "Slots in a batch (0: one per sink pad)", 0, G_MAXINT,
+      DEFAULT_BATCH_SIZE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_WIDTH] = g_param_spec_int ("width", "Width",
+      "Width of the tensor's planes", 1, 32767, DEFAULT_WIDTH,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_HEIGHT] = g_param_spec_int ("height", "Height",
+      "Height of the tensor's planes", 1, 32767, DEFAULT_HEIGHT,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_LETTERBOX] = g_param_spec_boolean ("letterbox", "Letterbox",
+      "Keep each frame's aspect ratio, padding with pad-value (else stretch "
+      "it to the plane)", DEFAULT_LETTERBOX,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_PAD_VALUE] = g_param_spec_uint ("pad-value", "Pad value",
+      "Level (0..255, before normalisation) of the letterbox's padding and "
+      "of empty slots", 0, 255, DEFAULT_PAD_VALUE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_TYPE] = g_param_spec_enum ("type", "Type",
+      "Element type of the tensor", GST_TYPE_PINNED_BATCH_TYPE, DEFAULT_TYPE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_CHANNEL_ORDER] = g_param_spec_enum ("channel-order",
+      "Channel order", "Order of the tensor's channels",
+      GST_TYPE_PINNED_BATCH_ORDER, DEFAULT_ORDER,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_MEAN] = gst_param_spec_array ("mean", "Mean",
+      "Float types: mean of R, G, B on the 0..1 scale, subtracted: "
+      "(level / 255 - mean) / std", g_param_spec_double ("mean-value",
+          "Mean value", "One channel's mean", -G_MAXDOUBLE, G_MAXDOUBLE, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_STD] = gst_param_spec_array ("std", "Standard deviation",
+      "Float types: standard deviation of R, G, B on the 0..1 scale, "
+      "divided by", g_param_spec_double ("std-value", "Std value",
+          "One channel's standard deviation", G_MINDOUBLE, G_MAXDOUBLE, 1,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_TIMEOUT] = g_param_spec_uint64 ("timeout", "Timeout",
+      "Live sources: how long (ns) after the oldest waiting frame's running "
+      "time, beyond upstream's latency, a partial batch goes out (the "
+      "aggregator's latency)", 0, G_MAXUINT64, DEFAULT_TIMEOUT,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DEVICE_ID] = g_param_spec_int ("device-id", "Device ID",
+      "CUDA device to use (-1: the pipeline's, or device 0)", -1, G_MAXINT,
+      DEFAULT_DEVICE_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY);
+  properties[PROP_POOL_SIZE] = g_param_spec_uint ("pool-size", "Pool size",
+      "Batches in flight: a model may hold pool-size - 1 while the next "
+      "fills; also the page-locked buffers offered upstream of system "
+      "memory pads", 2, 64, DEFAULT_POOL_SIZE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
+
+  caps = sink_caps ();
+  templ = gst_pad_template_new_with_gtype ("sink_%u", GST_PAD_SINK,
+      GST_PAD_REQUEST, caps, GST_TYPE_PINNED_BATCH_PAD);
+  gst_element_class_add_pad_template (element_class, templ);
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (SRC_CAPS);
+  templ = gst_pad_template_new_with_gtype ("src", GST_PAD_SRC,
+      GST_PAD_ALWAYS, caps, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_pad_template (element_class, templ);
+  gst_caps_unref (caps);
+
+  gst_element_class_set_static_metadata (element_class,
+      "Pinned CUDA batcher", "Filter/Converter/Video/Scaler/Hardware",
+      "Scales and converts frames of many streams into one [N, C, H, W] "
+      "tensor in CUDA device memory", "gst-pinned developers");
+
+  element_class->request_new_pad =
+      GST_DEBUG_FUNCPTR (gst_pinned_batch_request_new_pad);
+  element_class->release_pad = GST_DEBUG_FUNCPTR (gst_pinned_batch_release_pad);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_pinned_batch_set_context);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_pinned_batch_change_state);
+
+  agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_pinned_batch_aggregate);
+  agg_class->start = GST_DEBUG_FUNCPTR (gst_pinned_batch_start);
+  agg_class->stop = GST_DEBUG_FUNCPTR (gst_pinned_batch_stop);
+  agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_pinned_batch_sink_event);
+  agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_pinned_batch_sink_query);
+  agg_class->src_query = GST_DEBUG_FUNCPTR (gst_pinned_batch_src_query);
+  agg_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_pinned_batch_propose_allocation);
+  agg_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_pinned_batch_decide_allocation);
+  agg_class->update_src_caps =
+      GST_DEBUG_FUNCPTR (gst_pinned_batch_update_src_caps);
+  agg_class->negotiated_src_caps =
+      GST_DEBUG_FUNCPTR (gst_pinned_batch_negotiated_src_caps);
+  agg_class->get_next_time = GST_DEBUG_FUNCPTR (gst_pinned_batch_get_next_time);
+}
+
+static void
+gst_pinned_batch_init (GstPinnedBatch * self)
+{
+  guint i;
+
+  self->batch_size = DEFAULT_BATCH_SIZE;
+  self->width = DEFAULT_WIDTH;
+  self->height = DEFAULT_HEIGHT;
+  self->letterbox = DEFAULT_LETTERBOX;
+  self->pad_value = DEFAULT_PAD_VALUE;
+  self->type = DEFAULT_TYPE;
+  self->order = DEFAULT_ORDER;
+  self->device_id = DEFAULT_DEVICE_ID;
+  self->pool_size = DEFAULT_POOL_SIZE;
+  for (i = 0; i < 3; i++) {
+    self->mean[i] = 0;
+    self->std[i] = 1;
+  }
+}
