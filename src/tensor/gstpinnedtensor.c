@@ -55,6 +55,7 @@
 #include "tensor/gstpinnedtensor-private.h"
 #include "memory/gstpinnedmemory-private.h"
 #include "gst/pinned/gstpinnedbuffer.h"
+#include "gst/pinned/gstpinnedbatchmeta.h"
 #include "gst/pinned/gstpinneddevicememory.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
 #ifdef HAVE_CUDA_INTEROP
@@ -69,8 +70,9 @@ GST_PINNED_DEBUG_CATEGORY (gst_pinned_tensor_debug, "pinnedtensor",
 typedef struct
 {
   DLManagedTensor managed;
-  int64_t shape[3];
-  int64_t strides[3];
+  /* [N, C, H, W] for a batch of pinnedbatch */
+  int64_t shape[4];
+  int64_t strides[4];
   /* Held until the deleter: our memory (or a view of CUDA memory). */
   GstBuffer *buffer;
   /* The consumer's stream, for the fence at release; NULL: none. */
@@ -619,5 +621,95 @@ gst_pinned_tensor_export_frame (GstBuffer * buffer, const GstVideoInfo * info,
       G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", ...] uint%u, pitch %d", buffer,
       &self->managed, t->ndim, self->shape[0], self->shape[1], elem * 8,
       stride);
+  return &self->managed;
+}
+
+/**
+ * gst_pinned_tensor_export_batch:
+ * @buffer: a batch of pinnedbatch, in gst-pinned device memory
+ * @caps: its caps (#GST_PINNED_BATCH_CAPS_NAME: batch, channels, height,
+ *   width, type)
+ * @stream: (nullable): the `cudaStream_t` the consumer reads the tensor on
+ *   (%NULL: the legacy default stream)
+ * @flags: #GstPinnedTensorFlags
+ * @error: (out) (optional): why the buffer cannot be that tensor
+ *
+ * Exports a batch as one DLPack tensor: `[N, C, H, W]`, contiguous, of
+ * its caps' type (`uint8`, `float16` or `float32`). Stream order and
+ * lifetime as gst_pinned_tensor_export_plane().
+ *
+ * Returns: (transfer full) (nullable): a `DLManagedTensor *`, or %NULL
+ *   with @error set
+ *
+ * Since: 0.2
+ */
+gpointer
+gst_pinned_tensor_export_batch (GstBuffer * buffer, GstCaps * caps,
+    gpointer stream, GstPinnedTensorFlags flags, GError ** error)
+{
+  GstStructure *s;
+  const gchar *type;
+  GstMemory *mem;
+  Exported *self;
+  DLTensor *t;
+  gint dims[4] = { 0, 0, 0, 0 };
+  guint8 code, bits;
+  gsize need;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (GST_IS_CAPS (caps), NULL);
+  ensure_debug_category ();
+
+  s = gst_caps_get_structure (caps, 0);
+  type = gst_structure_get_string (s, "type");
+  if (!gst_structure_has_name (s, GST_PINNED_BATCH_CAPS_NAME) ||
+      !gst_structure_get_int (s, "batch", &dims[0]) ||
+      !gst_structure_get_int (s, "channels", &dims[1]) ||
+      !gst_structure_get_int (s, "height", &dims[2]) ||
+      !gst_structure_get_int (s, "width", &dims[3]) || type == NULL) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_LAYOUT, "not the fixed caps of a batch (%s): "
+        "%" GST_PTR_FORMAT, GST_PINNED_BATCH_CAPS_NAME, caps);
+    return NULL;
+  }
+  code = g_str_equal (type, "uint8") ? kDLUInt : kDLFloat;
+  bits = g_str_equal (type, "uint8") ? 8 : g_str_equal (type, "float16") ?
+      16 : 32;
+  need = (gsize) dims[0] * dims[1] * dims[2] * dims[3] * (bits / 8);
+  mem = gst_buffer_n_memory (buffer) == 1 ?
+      gst_buffer_peek_memory (buffer, 0) : NULL;
+  if (mem == NULL || !gst_is_pinned_memory (mem) || mem->size < need) {
+    g_set_error (error, GST_PINNED_TENSOR_ERROR,
+        GST_PINNED_TENSOR_ERROR_MEMORY, "a batch is one gst-pinned memory of "
+        "%" G_GSIZE_FORMAT " bytes: this buffer has %u memories of %"
+        G_GSIZE_FORMAT " bytes", need, gst_buffer_n_memory (buffer),
+        gst_buffer_get_size (buffer));
+    return NULL;
+  }
+
+  self = exported_new (gst_buffer_ref (buffer), flags);
+  t = &self->managed.dl_tensor;
+  t->data = (guint8 *) ((GstPinnedMemory *) mem)->data + mem->offset;
+  t->byte_offset = 0;
+  t->ndim = 4;
+  t->dtype.code = code;
+  t->dtype.bits = bits;
+  t->dtype.lanes = 1;
+  self->shape[0] = dims[0];
+  self->shape[1] = dims[1];
+  self->shape[2] = dims[2];
+  self->shape[3] = dims[3];
+  self->strides[3] = 1;
+  self->strides[2] = dims[3];
+  self->strides[1] = (int64_t) dims[2] * dims[3];
+  self->strides[0] = (int64_t) dims[1] * dims[2] * dims[3];
+
+  if (!set_device (self, (GstPinnedMemory *) mem, flags, error) ||
+      !order_consumer (self, ((GstPinnedMemory *) mem)->context, stream,
+          flags, error))
+    return export_failed (self);
+
+  GST_LOG ("batch %" GST_PTR_FORMAT " as tensor %p: [%d, %d, %d, %d] %s",
+      buffer, &self->managed, dims[0], dims[1], dims[2], dims[3], type);
   return &self->managed;
 }

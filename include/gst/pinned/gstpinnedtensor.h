@@ -100,6 +100,13 @@ gpointer        gst_pinned_tensor_export_frame     (GstBuffer * buffer,
                                                     GError ** error);
 
 GST_PINNED_API
+gpointer        gst_pinned_tensor_export_batch     (GstBuffer * buffer,
+                                                    GstCaps * caps,
+                                                    gpointer stream,
+                                                    GstPinnedTensorFlags flags,
+                                                    GError ** error);
+
+GST_PINNED_API
 void            gst_pinned_tensor_release          (gpointer tensor);
 
 GST_PINNED_API
