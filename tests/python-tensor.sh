@@ -16,4 +16,8 @@ if ! $py -c "import gi, numpy" 2>/dev/null || [ ! -f "$build/src/GstPinned-1.0.t
 fi
 env -u GI_TYPELIB_PATH -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 -u PYTHONPATH \
   LD_LIBRARY_PATH="$FAKECUDA_LIBRARY_PATH" meson devenv -C "$build" \
-  $py "$(cd "$(dirname "$0")" && pwd)/python/tensor.py"
+  $py "$(cd "$(dirname "$0")" && pwd)/python/tensor.py" || exit 1
+# pinnedbatch's tensor and slots from Python
+env -u GI_TYPELIB_PATH -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 -u PYTHONPATH \
+  LD_LIBRARY_PATH="$FAKECUDA_LIBRARY_PATH" meson devenv -C "$build" \
+  $py "$(cd "$(dirname "$0")" && pwd)/python/batch.py" "$build"

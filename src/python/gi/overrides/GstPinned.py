@@ -146,6 +146,7 @@ def _torch_stream(tensor):
 
 
 _TYPESTR = {8: "|u1", 16: "<u2"}
+_TYPESTR_FLOAT = {16: "<f2", 32: "<f4"}
 
 # DLPack's device types (dlpack.h) that name a CUDA device's memory.
 _DEVICES_CUDA = (2, 3, 13)  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
@@ -200,6 +201,9 @@ def _gst():
     return _modules
 
 
+_BATCH_CAPS_NAME = "other/x-pinned-batch"
+
+
 class Frame(object):
     """A video frame of gst-pinned device memory, nvcodec's CUDA memory or
     gst-pinned page-locked memory, as a tensor on the same memory.
@@ -220,7 +224,13 @@ class Frame(object):
 
     Page-locked frames are CPU memory to Python's consumers (NumPy, torch
     CPU tensors): exporting them waits for the copy that writes them.
+
+    A sample of pinnedbatch (caps ``other/x-pinned-batch``) is one
+    ``[N, C, H, W]`` tensor of its type (uint8, float16, float32);
+    ``slots`` lists what each slot holds (GstPinned.BatchSlot).
     """
+
+    _batch_caps = None
 
     def __init__(self, sample_or_buffer, caps=None, plane=None, stream=None,
                  info=None, write=False):
@@ -239,9 +249,13 @@ class Frame(object):
                                  "Frame(buffer, caps)")
             if isinstance(caps, str):
                 caps = Gst.Caps.from_string(caps)
-            info = GstVideo.VideoInfo.new_from_caps(caps)
-            if info is None:
-                raise ValueError("not video caps: %s" % caps.to_string())
+            if caps.get_structure(0).get_name() == _BATCH_CAPS_NAME:
+                # A batch of pinnedbatch: one [N, C, H, W] tensor.
+                self._batch_caps = caps
+            else:
+                info = GstVideo.VideoInfo.new_from_caps(caps)
+                if info is None:
+                    raise ValueError("not video caps: %s" % caps.to_string())
         self.buffer = buffer
         self.info = info
         self.plane = plane
@@ -278,7 +292,8 @@ class Frame(object):
                 layout.update(
                     shape=tuple(t.shape[i] for i in range(t.ndim)),
                     strides=tuple(t.strides[i] for i in range(t.ndim)),
-                    dtype="uint%d" % t.dtype.bits,
+                    dtype="%s%d" % ("float" if t.dtype.code == 2 else
+                                    "uint", t.dtype.bits),
                     data_ptr=t.data + t.byte_offset)
         finally:
             _release(address)
@@ -330,9 +345,23 @@ class Frame(object):
             p._device = self._device
         return planes
 
+    @property
+    def slots(self):
+        """A batch's slots (GstPinned.BatchSlot: index, empty, pad_index,
+        pad_name, pts, running_time, source_width, source_height, x, y,
+        width, height; to_source() maps a point back onto the frame)."""
+        meta = GstPinned.buffer_get_pinned_batch_meta(self.buffer)
+        if meta is None:
+            return []
+        return [meta.get_slot(i) for i in range(meta.get_n_slots())]
+
     def _export(self, stream, flags):
         if self.write:
             flags |= GstPinned.TensorFlags.WRITE
+        if self._batch_caps is not None:
+            return GstPinned.tensor_export_batch(self.buffer,
+                                                 self._batch_caps, stream,
+                                                 flags)
         if self.plane is None:
             return GstPinned.tensor_export_frame(self.buffer, self.info,
                                                  stream, flags)
@@ -398,7 +427,8 @@ class Frame(object):
             elem = t.dtype.bits // 8
             self._cai = (address, {
                 "shape": tuple(t.shape[i] for i in range(t.ndim)),
-                "typestr": _TYPESTR[t.dtype.bits],
+                "typestr": (_TYPESTR_FLOAT if t.dtype.code == 2 else
+                            _TYPESTR)[t.dtype.bits],
                 "data": (t.data + t.byte_offset, False),
                 "strides": tuple(t.strides[i] * elem for i in range(t.ndim)),
                 "version": 3,
@@ -421,7 +451,8 @@ class Frame(object):
 
     def __repr__(self):
         return "<GstPinned.Frame %s %s %s on %r>" % (
-            self.info.finfo.name, self.shape and list(self.shape),
+            "batch" if self.info is None else self.info.finfo.name,
+            self.shape and list(self.shape),
             self.dtype, self.device)
 
 
