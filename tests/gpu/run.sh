@@ -66,6 +66,13 @@
 #   tensor-soak-start   the same for examples/pinned-torch.py --seconds:
 #                1080p frames into PyTorch and its results back out
 #   soak-collect waits for either (up to 9 minutes) and reports its verdict
+#   batch        pinnedbatch on the GPU: the batcher suite (its real
+#                kernel against the double-precision reference) and
+#                tests/python/batch.py (GstPinned.Frame of a batch)
+#   batch-bench  tests/bench/batch.py: 16 x 1080p H.264 (nvh264dec) into
+#                16x3x640x640 float16 through pinnedbatch, against the
+#                decoders alone and the per-stream Python path (the clip
+#                from tests/bench/make-batch-clip.sh, made here if absent)
 #   tensor       tests/gpu/tensor.py: frames into PyTorch and back (needs
 #                PyGObject and PyTorch in python3; 77 without them)
 #   devices      every GPU at once (gst-pinned-bench --devices N, N from
@@ -635,6 +642,21 @@ PY
       else
         summary+=("soak-collect: no result yet ($(tail -1 "$soak_dir/samples.csv" 2> /dev/null)); call soak-collect again")
       fi
+      ;;
+    batch)
+      meson test -C build --suite gpu batcher --print-errorlogs \
+        > "$OUT/batch.log" 2>&1
+      summary+=("batch: suite rc $? $(grep -E '^ *[0-9]+/[0-9]+ ' "$OUT/batch.log" | tail -1)")
+      python3 tests/python/batch.py build >> "$OUT/batch.log" 2>&1
+      summary+=("batch: python rc $? $(tail -1 "$OUT/batch.log")")
+      ;;
+    batch-bench)
+      [ -s .clips/1080p-3000.h264 ] || bash tests/bench/make-batch-clip.sh \
+        > "$OUT/batch-clip.log" 2>&1
+      python3 tests/bench/batch.py build --streams "${STREAMS:-16}" \
+        .clips/1080p-3000.h264 > "$OUT/batch-bench.log" 2>&1
+      summary+=("batch-bench: rc $? (frames/s and CPU per frame in $OUT/batch-bench.log)")
+      cat "$OUT/batch-bench.log"
       ;;
     tensor)
       # The tensor bridge with PyTorch (PyGObject from the environment,
