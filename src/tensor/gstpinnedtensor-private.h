@@ -8,7 +8,7 @@
  */
 
 /* What the tensor files share: the layout of a format's planes as
- * tensors (gstpinnedtensorlayout.c). */
+ * tensors (gstpinnedtensorlayout.c), and DLPack 1.x's versioned tensor. */
 
 #pragma once
 
@@ -19,6 +19,32 @@
 #include "gst/pinned/gstpinnedtensor.h"
 
 G_BEGIN_DECLS
+
+/* DLPack 1.x's versioned tensor, from dlpack.h where it has one; else its
+ * layout, which DLPack 1.0 fixed for every later 1.x (Debian 12 ships the
+ * 0.6 header), so that every build exports and imports it. */
+#if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
+typedef DLManagedTensorVersioned GstPinnedDLVersioned;
+#define GST_PINNED_DLPACK_FLAG_READ_ONLY DLPACK_FLAG_BITMASK_READ_ONLY
+#else
+typedef struct GstPinnedDLVersioned
+{
+  struct
+  {
+    uint32_t major;
+    uint32_t minor;
+  } version;
+  void *manager_ctx;
+  void (*deleter) (struct GstPinnedDLVersioned * self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} GstPinnedDLVersioned;
+#define GST_PINNED_DLPACK_FLAG_READ_ONLY ((uint64_t) 1 << 0)
+#endif
+
+/* The version the versioned tensors made here say. */
+#define GST_PINNED_DLPACK_MAJOR 1
+#define GST_PINNED_DLPACK_MINOR 0
 
 /* A plane as a tensor: rows of @width pixels of @channels elements. */
 typedef struct

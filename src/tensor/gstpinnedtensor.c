@@ -15,7 +15,9 @@
  *
  * A frame in gst-pinned device memory, in nvcodec's CUDA memory or in
  * gst-pinned page-locked host memory becomes DLPack tensors on the same
- * memory (`DLManagedTensor *` of DLPack 0.6, passed as gpointer):
+ * memory (`DLManagedTensor *` of DLPack 0.6, or with
+ * %GST_PINNED_TENSOR_FLAG_VERSIONED `DLManagedTensorVersioned *` of DLPack
+ * 1.x, read-only unless exported for writing; passed as gpointer):
  *
  * - gst_pinned_tensor_export_plane(): one tensor per plane, `[H, W]` for a
  *   plane of one component, `[H, W, C]` for a plane of several (packed RGB,
@@ -30,7 +32,11 @@
  * for 10 to 16 bits in 16-bit words. Strides are in elements, from the
  * frame's real pitch. The device is `kDLCUDA` with the memory's device id,
  * or `kDLCUDAHost` for page-locked memory (`kDLCPU` on request, for NumPy).
- * The tensor holds the buffer until its deleter runs.
+ * The tensor holds the buffer until its deleter runs; a `kDLCPU` tensor
+ * also holds its memory mapped, for writing with
+ * %GST_PINNED_TENSOR_FLAG_WRITE: the map waits for the copies that still
+ * read the memory (or write it), as every CPU writer of page-locked memory
+ * does.
  *
  * Stream order, both ways, without a host wait:
  *
@@ -42,8 +48,11 @@
  * - import with the producer's stream: gst_pinned_tensor_import() wraps an
  *   application's CUDA tensor as a buffer of gst-pinned device memory and
  *   records the buffer's writer fence on that stream, so that the elements
- *   downstream wait for the producer on the GPU. The tensor's deleter runs
- *   when the memory is freed, after the elements' work on it.
+ *   downstream wait for the producer on the GPU; a CPU tensor in
+ *   page-locked memory (PyTorch's pinned tensors) becomes page-locked
+ *   memory that pinnedupload copies directly, another CPU tensor system
+ *   memory that it stages. The tensor's deleter runs when the memory is
+ *   freed, after the elements' work on it.
  *
  * Only in builds with the dlpack option.
  */
@@ -70,7 +79,9 @@ GST_PINNED_DEBUG_CATEGORY (gst_pinned_tensor_debug, "pinnedtensor",
 typedef struct
 {
   DLManagedTensor managed;
-  /* [N, C, H, W] for a batch of pinnedbatch */
+  /* What a consumer of DLPack 1.x gets: the same tensor, versioned. */
+  GstPinnedDLVersioned versioned;
+  /* up to [N, C, H, W], a batch of pinnedbatch */
   int64_t shape[4];
   int64_t strides[4];
   /* Held until the deleter: our memory (or a view of CUDA memory). */
@@ -78,6 +89,9 @@ typedef struct
   /* The consumer's stream, for the fence at release; NULL: none. */
   GstPinnedStream *stream;
   GstMapFlags access;
+  /* A CPU consumer's view: the memory mapped while it lives. */
+  GstMemory *mapped;
+  GstMapInfo map;
 } Exported;
 
 static void
@@ -111,9 +125,19 @@ exported_deleter (DLManagedTensor * managed)
     g_clear_error (&error);
     gst_pinned_stream_unref (self->stream);
   }
+  if (self->mapped)
+    gst_memory_unmap (self->mapped, &self->map);
   GST_LOG ("released tensor %p of %" GST_PTR_FORMAT, managed, self->buffer);
   gst_buffer_unref (self->buffer);
   g_free (self);
+}
+
+static void
+versioned_deleter (GstPinnedDLVersioned * versioned)
+{
+  Exported *self = versioned->manager_ctx;
+
+  exported_deleter (&self->managed);
 }
 
 /**
@@ -132,6 +156,29 @@ gst_pinned_tensor_release (gpointer tensor)
 
   if (managed && managed->deleter)
     managed->deleter (managed);
+}
+
+/**
+ * gst_pinned_tensor_release_full:
+ * @tensor: (nullable): a `DLManagedTensor *`, or a
+ *   `DLManagedTensorVersioned *` with %GST_PINNED_TENSOR_FLAG_VERSIONED
+ * @flags: #GstPinnedTensorFlags: %GST_PINNED_TENSOR_FLAG_VERSIONED says
+ *   which of the two @tensor is
+ *
+ * Calls the deleter of @tensor, as gst_pinned_tensor_release() does, for
+ * tensors of either version.
+ *
+ * Since: 0.2
+ */
+void
+gst_pinned_tensor_release_full (gpointer tensor, GstPinnedTensorFlags flags)
+{
+  GstPinnedDLVersioned *versioned = tensor;
+
+  if (!(flags & GST_PINNED_TENSOR_FLAG_VERSIONED))
+    gst_pinned_tensor_release (tensor);
+  else if (versioned && versioned->deleter)
+    versioned->deleter (versioned);
 }
 
 /* The memory of @buffer that holds @offset, and where in it. */
@@ -318,15 +365,29 @@ set_device (Exported * self, GstPinnedMemory * mem, GstPinnedTensorFlags flags,
 }
 
 /* Orders the consumer after the frame's writer (after its readers too
- * when it writes), and keeps its stream for the fence at release. */
+ * when it writes), and keeps its stream for the fence at release. A CPU
+ * consumer holds @mem mapped instead: the map of page-locked memory waits
+ * for the GPU work on it, and a write map keeps it from other writers. */
 static gboolean
-order_consumer (Exported * self, GstPinnedContext * context, gpointer stream,
+order_consumer (Exported * self, GstMemory * mem, gpointer stream,
     GstPinnedTensorFlags flags, GError ** error)
 {
+  GstPinnedContext *context = ((GstPinnedMemory *) mem)->context;
   gboolean ok;
 
-  if (self->managed.dl_tensor.device.device_type == kDLCPU)
-    return gst_pinned_buffer_wait (self->buffer, self->access, error);
+  if (self->managed.dl_tensor.device.device_type == kDLCPU) {
+    if (!gst_memory_map (mem, &self->map, self->access)) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_MEMORY, "cannot map the frame's memory "
+          "for %s: %s", (self->access & GST_MAP_WRITE) ? "writing" :
+          "reading", (self->access & GST_MAP_WRITE) ? "another buffer "
+          "shares it, it is read-only, or a copy into it failed" :
+          "a copy into it failed");
+      return FALSE;
+    }
+    self->mapped = mem;
+    return TRUE;
+  }
   if (flags & GST_PINNED_TENSOR_FLAG_NO_SYNC)
     return TRUE;
 
@@ -338,6 +399,25 @@ order_consumer (Exported * self, GstPinnedContext * context, gpointer stream,
       self->access, error);
   gst_pinned_context_pop (context);
   return ok;
+}
+
+/* The tensor the caller gets: DLPack 0.6's, or 1.x's versioned one,
+ * read-only unless the consumer writes. */
+static gpointer
+exported_finish (Exported * self, GstPinnedTensorFlags flags)
+{
+  GstPinnedDLVersioned *versioned = &self->versioned;
+
+  if (!(flags & GST_PINNED_TENSOR_FLAG_VERSIONED))
+    return &self->managed;
+  versioned->version.major = GST_PINNED_DLPACK_MAJOR;
+  versioned->version.minor = GST_PINNED_DLPACK_MINOR;
+  versioned->manager_ctx = self;
+  versioned->deleter = versioned_deleter;
+  versioned->flags = (self->access & GST_MAP_WRITE) ? 0 :
+      GST_PINNED_DLPACK_FLAG_READ_ONLY;
+  versioned->dl_tensor = self->managed.dl_tensor;
+  return versioned;
 }
 
 static Exported *
@@ -360,6 +440,8 @@ static gpointer
 export_failed (Exported * self)
 {
   gst_clear_pinned_stream (&self->stream);
+  if (self->mapped)
+    gst_memory_unmap (self->mapped, &self->map);
   gst_buffer_unref (self->buffer);
   g_free (self);
   return NULL;
@@ -379,32 +461,10 @@ export_setup (GstBuffer ** buffer, const GstVideoInfo * info,
   return *buffer != NULL;
 }
 
-/**
- * gst_pinned_tensor_export_plane:
- * @buffer: a frame in gst-pinned device or page-locked memory, or in
- *   nvcodec's CUDA memory
- * @info: the frame's video info (the layout where it has no #GstVideoMeta)
- * @plane: the plane to export
- * @stream: (nullable): the `cudaStream_t` the consumer reads the tensor on
- *   (%NULL: the legacy default stream)
- * @flags: #GstPinnedTensorFlags
- * @error: (out) (optional): why the plane cannot be a tensor
- *
- * Exports @plane of @buffer as a DLPack tensor on the same memory: `[H, W]`
- * for a plane of one component, `[H, W, C]` for a plane of several,
- * `uint8` or `uint16`, strides from the plane's pitch. @stream waits on
- * the GPU for the work that wrote the frame; when the tensor's deleter
- * runs, a fence recorded on @stream joins the frame's readers. The tensor
- * holds @buffer until then.
- *
- * Returns: (transfer full) (nullable): a `DLManagedTensor *`, or %NULL
- *   with @error set
- *
- * Since: 0.1
- */
-gpointer
-gst_pinned_tensor_export_plane (GstBuffer * buffer, const GstVideoInfo * info,
-    guint plane, gpointer stream, GstPinnedTensorFlags flags, GError ** error)
+/* One plane as a tensor (gst_pinned_tensor_export_plane()). */
+static Exported *
+export_plane (GstBuffer * buffer, const GstVideoInfo * info, guint plane,
+    gpointer stream, GstPinnedTensorFlags flags, GError ** error)
 {
   Exported *self;
   DLTensor *t;
@@ -412,9 +472,6 @@ gst_pinned_tensor_export_plane (GstBuffer * buffer, const GstVideoInfo * info,
   guint8 *data;
   guint elem, mem_idx = G_MAXUINT;
   gint stride;
-
-  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
-  g_return_val_if_fail (info != NULL && info->finfo != NULL, NULL);
 
   if (plane >= GST_VIDEO_INFO_N_PLANES (info)) {
     g_set_error (error, GST_PINNED_TENSOR_ERROR,
@@ -445,15 +502,51 @@ gst_pinned_tensor_export_plane (GstBuffer * buffer, const GstVideoInfo * info,
 
   if (!set_device (self, (GstPinnedMemory *) gst_buffer_peek_memory (buffer,
               mem_idx), flags, error) ||
-      !order_consumer (self, ((GstPinnedMemory *)
-              gst_buffer_peek_memory (buffer, mem_idx))->context, stream,
+      !order_consumer (self, gst_buffer_peek_memory (buffer, mem_idx), stream,
           flags, error))
     return export_failed (self);
 
   GST_LOG ("plane %u of %" GST_PTR_FORMAT " as tensor %p: [%u, %u, %u] "
       "uint%u, pitch %d", plane, buffer, &self->managed, shape.height,
       shape.width, shape.channels, elem * 8, stride);
-  return &self->managed;
+  return self;
+}
+
+/**
+ * gst_pinned_tensor_export_plane:
+ * @buffer: a frame in gst-pinned device or page-locked memory, or in
+ *   nvcodec's CUDA memory
+ * @info: the frame's video info (the layout where it has no #GstVideoMeta)
+ * @plane: the plane to export
+ * @stream: (nullable): the `cudaStream_t` the consumer reads the tensor on
+ *   (%NULL: the legacy default stream)
+ * @flags: #GstPinnedTensorFlags
+ * @error: (out) (optional): why the plane cannot be a tensor
+ *
+ * Exports @plane of @buffer as a DLPack tensor on the same memory: `[H, W]`
+ * for a plane of one component, `[H, W, C]` for a plane of several,
+ * `uint8` or `uint16`, strides from the plane's pitch. @stream waits on
+ * the GPU for the work that wrote the frame; when the tensor's deleter
+ * runs, a fence recorded on @stream joins the frame's readers. The tensor
+ * holds @buffer until then.
+ *
+ * Returns: (transfer full) (nullable): a `DLManagedTensor *` (with
+ *   %GST_PINNED_TENSOR_FLAG_VERSIONED a `DLManagedTensorVersioned *`), or
+ *   %NULL with @error set
+ *
+ * Since: 0.1
+ */
+gpointer
+gst_pinned_tensor_export_plane (GstBuffer * buffer, const GstVideoInfo * info,
+    guint plane, gpointer stream, GstPinnedTensorFlags flags, GError ** error)
+{
+  Exported *self;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (info != NULL && info->finfo != NULL, NULL);
+
+  self = export_plane (buffer, info, plane, stream, flags, error);
+  return self ? exported_finish (self, flags) : NULL;
 }
 
 /* Where each plane of a frame tensor starts, its pitch and shape, all in
@@ -557,8 +650,9 @@ set_stacked (Exported * self, const GstVideoInfo * info, guint elem,
  * rows of padding between them) are refused: export their planes with
  * gst_pinned_tensor_export_plane(). Stream order and lifetime as there.
  *
- * Returns: (transfer full) (nullable): a `DLManagedTensor *`, or %NULL
- *   with @error set
+ * Returns: (transfer full) (nullable): a `DLManagedTensor *` (with
+ *   %GST_PINNED_TENSOR_FLAG_VERSIONED a `DLManagedTensorVersioned *`), or
+ *   %NULL with @error set
  *
  * Since: 0.1
  */
@@ -578,17 +672,17 @@ gst_pinned_tensor_export_frame (GstBuffer * buffer, const GstVideoInfo * info,
   g_return_val_if_fail (info != NULL && info->finfo != NULL, NULL);
 
   if (GST_VIDEO_INFO_N_PLANES (info) == 1) {
-    gpointer tensor = gst_pinned_tensor_export_plane (buffer, info, 0, stream,
-        flags, error);
-    DLTensor *pt = tensor;
-
+    self = export_plane (buffer, info, 0, stream, flags, error);
+    if (self == NULL)
+      return NULL;
     /* Always [H, W, C], gray too. */
-    if (pt && pt->ndim == 2) {
-      pt->ndim = 3;
-      pt->shape[2] = 1;
-      pt->strides[2] = 1;
+    t = &self->managed.dl_tensor;
+    if (t->ndim == 2) {
+      t->ndim = 3;
+      t->shape[2] = 1;
+      t->strides[2] = 1;
     }
-    return tensor;
+    return exported_finish (self, flags);
   }
 
   if (!export_setup (&buffer, info, flags, &elem, error))
@@ -614,14 +708,14 @@ gst_pinned_tensor_export_frame (GstBuffer * buffer, const GstVideoInfo * info,
 
   mem = (GstPinnedMemory *) gst_buffer_peek_memory (buffer, mem_idx);
   if (!set_device (self, mem, flags, error) ||
-      !order_consumer (self, mem->context, stream, flags, error))
+      !order_consumer (self, GST_MEMORY_CAST (mem), stream, flags, error))
     return export_failed (self);
 
   GST_LOG ("%" GST_PTR_FORMAT " as a tensor %p of %d dimensions, [%"
       G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", ...] uint%u, pitch %d", buffer,
       &self->managed, t->ndim, self->shape[0], self->shape[1], elem * 8,
       stride);
-  return &self->managed;
+  return exported_finish (self, flags);
 }
 
 /**
@@ -705,11 +799,10 @@ gst_pinned_tensor_export_batch (GstBuffer * buffer, GstCaps * caps,
   self->strides[0] = (int64_t) dims[1] * dims[2] * dims[3];
 
   if (!set_device (self, (GstPinnedMemory *) mem, flags, error) ||
-      !order_consumer (self, ((GstPinnedMemory *) mem)->context, stream,
-          flags, error))
+      !order_consumer (self, mem, stream, flags, error))
     return export_failed (self);
 
   GST_LOG ("batch %" GST_PTR_FORMAT " as tensor %p: [%d, %d, %d, %d] %s",
       buffer, &self->managed, dims[0], dims[1], dims[2], dims[3], type);
-  return &self->managed;
+  return exported_finish (self, flags);
 }

@@ -7,9 +7,12 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* A tensor of the application's as a buffer of gst-pinned device memory:
- * gst_pinned_tensor_import(), its caps from the tensor's shape, and the
- * producer's fence (the way back of gstpinnedtensor.c). */
+/* A tensor of the application's as a buffer: gst_pinned_tensor_import(),
+ * its caps from the tensor's shape, and the producer's fence (the way back
+ * of gstpinnedtensor.c). CUDA tensors become gst-pinned device memory, CPU
+ * tensors in page-locked memory gst-pinned page-locked memory that the
+ * copy engine reads directly, other CPU tensors system memory that an
+ * upload stages. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -20,6 +23,7 @@
 #include "memory/gstpinnedmemory-private.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 #include "gst/pinned/gstpinneddevicememory.h"
+#include "gst/pinned/gstpinnedhostmemory.h"
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_tensor_import_debug,
     "pinnedtensor", "gst-pinned DLPack tensors");
@@ -35,21 +39,35 @@ imported_release (gpointer data)
     managed->deleter (managed);
 }
 
+static void
+imported_release_versioned (gpointer data)
+{
+  GstPinnedDLVersioned *versioned = data;
+
+  GST_LOG ("buffer memory freed: deleter of versioned tensor %p", versioned);
+  if (versioned->deleter)
+    versioned->deleter (versioned);
+}
+
 /* Races are harmless: a string's quark is always the same. */
 static GQuark
-import_allocator_quark (void)
+import_allocator_quark (gboolean host)
 {
-  static GQuark quark;
+  static GQuark quarks[2];
 
-  if (quark == 0)
-    quark = g_quark_from_static_string ("gst-pinned-tensor-import-allocator");
-  return quark;
+  if (quarks[host] == 0)
+    quarks[host] = g_quark_from_static_string (host ?
+        "gst-pinned-tensor-import-host-allocator" :
+        "gst-pinned-tensor-import-allocator");
+  return quarks[host];
 }
 
 /* One context per device for imports that name none, and one allocator
- * per context (kept on the context). */
+ * of each kind (device, page-locked host) per context (kept on the
+ * context). */
 static GstAllocator *
-import_allocator (GstPinnedContext ** context, gint device_id, GError ** error)
+import_allocator (GstPinnedContext ** context, gint device_id, gboolean host,
+    GError ** error)
 {
   static GMutex lock;
   static GstPinnedContext *contexts[64];
@@ -74,14 +92,16 @@ import_allocator (GstPinnedContext ** context, gint device_id, GError ** error)
     *context = contexts[device_id];
   }
   /* Known weakly: the allocator holds the context. */
-  ref = g_object_get_qdata (G_OBJECT (*context), import_allocator_quark ());
+  ref = g_object_get_qdata (G_OBJECT (*context), import_allocator_quark (host));
   allocator = ref ? g_weak_ref_get (ref) : NULL;
   if (allocator == NULL) {
-    allocator = gst_pinned_device_allocator_new (*context);
+    allocator = host ? gst_pinned_host_allocator_new (*context) :
+        gst_pinned_device_allocator_new (*context);
     if (ref == NULL) {
       ref = g_new0 (GWeakRef, 1);
-      g_object_set_qdata_full (G_OBJECT (*context), import_allocator_quark (),
-          ref, (GDestroyNotify) gst_pinned_tensor_weak_ref_free);
+      g_object_set_qdata_full (G_OBJECT (*context),
+          import_allocator_quark (host), ref,
+          (GDestroyNotify) gst_pinned_tensor_weak_ref_free);
     }
     g_weak_ref_set (ref, allocator);
   }
@@ -92,8 +112,9 @@ import_allocator (GstPinnedContext ** context, gint device_id, GError ** error)
 /* The caps of the buffer: the app's with the tensor's size and our
  * memory, one format. */
 static GstCaps *
-import_caps (GstCaps * caps, const DLTensor * t, GstVideoInfo * info,
-    guint * elem, PlaneShape * plane, gboolean * planar, GError ** error)
+import_caps (GstCaps * caps, const DLTensor * t, gboolean device,
+    GstVideoInfo * info, guint * elem, PlaneShape * plane, gboolean * planar,
+    GError ** error)
 {
   GstStructure *s;
   const gchar *format_name;
@@ -183,8 +204,9 @@ import_caps (GstCaps * caps, const DLTensor * t, GstVideoInfo * info,
   s = gst_caps_get_structure (out, 0);
   if (!gst_structure_has_field (s, "framerate"))
     gst_structure_set (s, "framerate", GST_TYPE_FRACTION, 0, 1, NULL);
-  gst_caps_set_features (out, 0,
-      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, NULL));
+  if (device)
+    gst_caps_set_features (out, 0,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, NULL));
   if (!gst_caps_is_fixed (out) || !gst_video_info_from_caps (info, out)) {
     g_set_error (error, GST_PINNED_TENSOR_ERROR,
         GST_PINNED_TENSOR_ERROR_LAYOUT, "the caps %" GST_PTR_FORMAT " do not "
@@ -195,8 +217,9 @@ import_caps (GstCaps * caps, const DLTensor * t, GstVideoInfo * info,
   /* Complete, as appsrc's downstream expects them (colorimetry, aspect). */
   gst_caps_unref (out);
   out = gst_video_info_to_caps (info);
-  gst_caps_set_features (out, 0,
-      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, NULL));
+  if (device)
+    gst_caps_set_features (out, 0,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, NULL));
   gst_pinned_tensor_plane_shape (info, 0, *elem, plane);
   return out;
 }
@@ -218,47 +241,91 @@ tensor_strides (const DLTensor * t, int64_t strides[3])
   }
 }
 
-/**
- * gst_pinned_tensor_import:
- * @tensor: a `DLManagedTensor *` of CUDA device memory (kDLCUDA), which
- *   the call takes: a frame, `[H, W, C]` (or `[H, W]` for one component)
- *   for a format of one plane, `[C, H, W]` for a planar format of equal
- *   planes; rows may be padded, elements of a row must be contiguous
- * @caps: `video/x-raw` naming the format (`video/x-raw,format=RGBA`); width
- *   and height, when given, must be the tensor's; framerate and colorimetry
- *   are kept
- * @context: (nullable): the device context of the elements that will take
- *   the buffer (see gst_context_new_pinned_context()), or %NULL for one of
- *   the tensor's device
- * @stream: (nullable): the `cudaStream_t` the tensor was produced on
- *   (%NULL: the legacy default stream)
- * @out_caps: (out) (optional) (transfer full): the buffer's caps:
- *   `video/x-raw(memory:PinnedDevice)` with the tensor's width and height,
- *   for appsrc
- * @error: (out) (optional): why the tensor does not fit the caps
- *
- * Wraps @tensor's memory, without a copy, as a buffer of gst-pinned device
- * memory with a #GstVideoMeta of its strides, and records the buffer's
- * writer fence on @stream: pinneddownload, GPU filters and nvcodec
- * encoders wait for the producer's work on the GPU. The tensor's deleter
- * runs when the buffer's memory is freed, after the elements' GPU work on
- * it. The tensor is taken in every case: on failure its deleter runs at
- * once.
- *
- * Returns: (transfer full) (nullable): the buffer, or %NULL with @error set
- *
- * Since: 0.1
- */
-GstBuffer *
-gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
-    GstPinnedContext * context, gpointer stream, GstCaps ** out_caps,
+/* What CUDA says the @span bytes at @data are: cudaMemoryTypeHost where
+ * both ends are page-locked (cudaHostAlloc'ed or registered, by anyone in
+ * the process; a tensor that runs past its page-locked allocation cannot
+ * be read as one), cudaMemoryTypeDevice (or Managed) where its start is
+ * CUDA's, else cudaMemoryTypeUnregistered: pageable. */
+static enum cudaMemoryType
+host_memory_type (const guint8 * data, guint64 span)
+{
+  struct cudaPointerAttributes attr;
+
+  if (!gst_pinned_cuda_result (cudaPointerGetAttributes (&attr, data), NULL))
+    return cudaMemoryTypeUnregistered;
+  if (attr.type != cudaMemoryTypeHost)
+    return attr.type;
+  if (!gst_pinned_cuda_result (cudaPointerGetAttributes (&attr,
+              data + span - 1), NULL) || attr.type != cudaMemoryTypeHost)
+    return cudaMemoryTypeUnregistered;
+  return cudaMemoryTypeHost;
+}
+
+/* The memory of an imported tensor: device memory for a CUDA tensor,
+ * page-locked or system memory for a CPU one (@fenced: whether its fences
+ * order its users). */
+static GstMemory *
+import_memory (GstPinnedContext ** context, const DLTensor * t, gboolean host,
+    guint64 span, gpointer owner, GDestroyNotify release, gboolean * fenced,
     GError ** error)
 {
-  DLManagedTensor *managed = tensor;
-  DLTensor *t;
+  guint8 *data = (guint8 *) t->data + t->byte_offset;
+  GstAllocator *allocator;
+  GstMemory *mem;
+  gboolean locked;
+
+  allocator = import_allocator (context,
+      t->device.device_type == kDLCPU ? 0 : t->device.device_id, host, error);
+  if (allocator == NULL)
+    return NULL;
+  locked = !host;
+  if (host) {
+    enum cudaMemoryType type;
+
+    if (!gst_pinned_context_push (*context, error)) {
+      gst_object_unref (allocator);
+      return NULL;
+    }
+    type = host_memory_type (data, span);
+    gst_pinned_context_pop (*context);
+    if (type == cudaMemoryTypeDevice || type == cudaMemoryTypeManaged) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_MEMORY, "the tensor says it is CPU memory "
+          "(DLPack device type %d), but CUDA knows %p as %s memory",
+          t->device.device_type, data, type == cudaMemoryTypeDevice ?
+          "device" : "managed");
+      gst_object_unref (allocator);
+      return NULL;
+    }
+    locked = type == cudaMemoryTypeHost;
+  }
+  *fenced = locked;
+  if (!locked) {
+    /* Pageable: what an upload stages, and lets go when its workers are
+     * done. */
+    gst_object_unref (allocator);
+    GST_DEBUG ("tensor at %p is pageable: system memory", data);
+    return gst_memory_new_wrapped (0, data, span, 0, span, owner, release);
+  }
+  mem = gst_pinned_allocator_wrap (GST_PINNED_ALLOCATOR (allocator), data,
+      span, 0, span, owner, release);
+  /* Dropped right after a copy of it is enqueued (pinnedupload,
+   * pinneddownload): the tensor goes back once that copy is done, without
+   * a wait there. */
+  gst_pinned_memory_release_later ((GstPinnedMemory *) mem);
+  gst_object_unref (allocator);
+  return mem;
+}
+
+/* gst_pinned_tensor_import_full() of the DLTensor @t, whose @owner goes
+ * back through @release. */
+static GstBuffer *
+import_tensor (DLTensor * t, gpointer owner, GDestroyNotify release,
+    GstCaps * caps, GstPinnedContext * context, gpointer stream,
+    GstCaps ** out_caps, GError ** error)
+{
   GstVideoInfo info;
   PlaneShape plane;
-  GstAllocator *allocator = NULL;
   GstPinnedStream *wrapped;
   GstPinnedFence *fence;
   GstMemory *mem;
@@ -271,22 +338,22 @@ gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
   GError *fit = NULL;
   guint64 span;
   guint elem, p, n_planes;
-  gboolean planar;
+  gboolean planar, host, fenced = FALSE;
   gint d;
 
-  g_return_val_if_fail (managed != NULL, NULL);
-
   ensure_debug_category ();
-  t = &managed->dl_tensor;
 
-  if (t->device.device_type != kDLCUDA) {
+  host = t->device.device_type == kDLCPU ||
+      t->device.device_type == kDLCUDAHost;
+  if (!host && t->device.device_type != kDLCUDA) {
     g_set_error (error, GST_PINNED_TENSOR_ERROR,
-        GST_PINNED_TENSOR_ERROR_MEMORY, "the tensor is not in CUDA device "
-        "memory (DLPack device type %d, not kDLCUDA): move it to the GPU "
-        "first (tensor.cuda())", t->device.device_type);
+        GST_PINNED_TENSOR_ERROR_MEMORY, "the tensor is neither in CUDA "
+        "device memory nor in CPU memory (DLPack device type %d, not "
+        "kDLCUDA, kDLCPU or kDLCUDAHost): copy it to the GPU or the CPU "
+        "first", t->device.device_type);
     goto failed;
   }
-  if (context && gst_pinned_context_get_device_id (context) !=
+  if (!host && context && gst_pinned_context_get_device_id (context) !=
       t->device.device_id) {
     g_set_error (error, GST_PINNED_TENSOR_ERROR,
         GST_PINNED_TENSOR_ERROR_MEMORY, "the tensor is on CUDA device %d, "
@@ -300,7 +367,7 @@ gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
     goto failed;
   }
 
-  caps_out = import_caps (caps, t, &info, &elem, &plane, &planar, error);
+  caps_out = import_caps (caps, t, !host, &info, &elem, &plane, &planar, error);
   if (caps_out == NULL)
     goto failed;
   if (t->dtype.code != kDLUInt || t->dtype.bits != elem * 8 ||
@@ -409,43 +476,48 @@ gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
     goto failed;
   }
 
-  allocator = import_allocator (&context, t->device.device_id, error);
-  if (allocator == NULL)
+  mem = import_memory (&context, t, host, span, owner, release, &fenced, error);
+  if (mem == NULL)
     goto failed;
-
-  mem = gst_pinned_allocator_wrap (GST_PINNED_ALLOCATOR (allocator),
-      (guint8 *) t->data + t->byte_offset, span, 0, span, managed,
-      imported_release);
-  /* Dropped right after a copy of it is enqueued (pinneddownload): the
-   * tensor goes back once that copy is done, without a wait there. */
-  gst_pinned_memory_release_later ((GstPinnedMemory *) mem);
-  gst_object_unref (allocator);
   buffer = gst_buffer_new ();
   gst_buffer_append_memory (buffer, mem);
   gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
       GST_VIDEO_INFO_HEIGHT (&info), n_planes, offsets, pitches);
 
-  /* The producer's work: the writer that readers downstream wait for. */
-  wrapped = gst_pinned_stream_new_wrapped (context,
-      stream ? stream : (gpointer) cudaStreamLegacy);
-  fence = NULL;
-  if (gst_pinned_context_push (context, error)) {
-    fence = gst_pinned_stream_record_fence (wrapped, error);
-    gst_pinned_context_pop (context);
+  /* The producer's work: the writer that readers downstream wait for. A
+   * CPU tensor has one only where the caller names its stream (an
+   * asynchronous copy into it); pageable memory carries no fence, so its
+   * producer is waited for here. */
+  if (!host || stream) {
+    gboolean ok = FALSE;
+
+    wrapped = gst_pinned_stream_new_wrapped (context,
+        stream ? stream : (gpointer) cudaStreamLegacy);
+    fence = NULL;
+    if (gst_pinned_context_push (context, error)) {
+      if (fenced)
+        ok = (fence = gst_pinned_stream_record_fence (wrapped, error)) != NULL;
+      else
+        ok = gst_pinned_stream_synchronize (wrapped, error);
+      gst_pinned_context_pop (context);
+    }
+    gst_pinned_stream_unref (wrapped);
+    if (!ok) {
+      gst_caps_unref (caps_out);
+      /* Its memory's release runs the deleter. */
+      gst_buffer_unref (buffer);
+      return NULL;
+    }
+    if (fence) {
+      gst_pinned_buffer_add_fence (buffer, fence, GST_MAP_WRITE);
+      gst_pinned_fence_unref (fence);
+    }
   }
-  gst_pinned_stream_unref (wrapped);
-  if (fence == NULL) {
-    gst_caps_unref (caps_out);
-    /* Its memory's release runs the deleter. */
-    gst_buffer_unref (buffer);
-    return NULL;
-  }
-  gst_pinned_buffer_add_fence (buffer, fence, GST_MAP_WRITE);
-  gst_pinned_fence_unref (fence);
 
   GST_LOG ("tensor %p as %" GST_PTR_FORMAT ", %" G_GUINT64_FORMAT " bytes, "
-      "pitch %d", managed, buffer, span, pitches[0]);
+      "pitch %d, %s", owner, buffer, span, pitches[0], !host ? "device" :
+      fenced ? "page-locked" : "pageable");
 
   if (out_caps)
     *out_caps = caps_out;
@@ -454,11 +526,108 @@ gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
   return buffer;
 
 failed:
-  GST_DEBUG ("refused tensor %p: %s", managed, error && *error ?
+  GST_DEBUG ("refused tensor %p: %s", owner, error && *error ?
       (*error)->message : "");
   if (caps_out)
     gst_caps_unref (caps_out);
-  if (managed->deleter)
-    managed->deleter (managed);
+  release (owner);
   return NULL;
+}
+
+/**
+ * gst_pinned_tensor_import:
+ * @tensor: a `DLManagedTensor *`, which the call takes: a frame, `[H, W,
+ *   C]` (or `[H, W]` for one component) for a format of one plane, `[C,
+ *   H, W]` for a planar format of equal planes; rows may be padded,
+ *   elements of a row must be contiguous
+ * @caps: `video/x-raw` naming the format (`video/x-raw,format=RGBA`); width
+ *   and height, when given, must be the tensor's; framerate and colorimetry
+ *   are kept
+ * @context: (nullable): the device context of the elements that will take
+ *   the buffer (see gst_context_new_pinned_context()), or %NULL for one of
+ *   the tensor's device
+ * @stream: (nullable): the `cudaStream_t` the tensor was produced on
+ *   (%NULL: the legacy default stream for a CUDA tensor, the CPU for a CPU
+ *   tensor)
+ * @out_caps: (out) (optional) (transfer full): the buffer's caps, for
+ *   appsrc: `video/x-raw(memory:PinnedDevice)` for a CUDA tensor,
+ *   `video/x-raw` for a CPU tensor, with the tensor's width and height
+ * @error: (out) (optional): why the tensor does not fit the caps
+ *
+ * gst_pinned_tensor_import_full() of a DLPack 0.6 tensor.
+ *
+ * Returns: (transfer full) (nullable): the buffer, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+GstBuffer *
+gst_pinned_tensor_import (gpointer tensor, GstCaps * caps,
+    GstPinnedContext * context, gpointer stream, GstCaps ** out_caps,
+    GError ** error)
+{
+  return gst_pinned_tensor_import_full (tensor, GST_PINNED_TENSOR_FLAG_NONE,
+      caps, context, stream, out_caps, error);
+}
+
+/**
+ * gst_pinned_tensor_import_full:
+ * @tensor: a `DLManagedTensor *`, or with %GST_PINNED_TENSOR_FLAG_VERSIONED
+ *   a `DLManagedTensorVersioned *`, which the call takes; its shape as in
+ *   gst_pinned_tensor_import()
+ * @flags: #GstPinnedTensorFlags: %GST_PINNED_TENSOR_FLAG_VERSIONED or none
+ * @caps: `video/x-raw` naming the format, as in gst_pinned_tensor_import()
+ * @context: (nullable): the device context of the elements that will take
+ *   the buffer, or %NULL for one of the tensor's device (device 0 for a
+ *   CPU tensor)
+ * @stream: (nullable): the `cudaStream_t` the tensor was produced on
+ *   (%NULL: the legacy default stream for a CUDA tensor, the CPU for a CPU
+ *   tensor)
+ * @out_caps: (out) (optional) (transfer full): the buffer's caps, as in
+ *   gst_pinned_tensor_import()
+ * @error: (out) (optional): why the tensor does not fit the caps
+ *
+ * Wraps @tensor's memory, without a copy, as a buffer with a #GstVideoMeta
+ * of its strides:
+ *
+ * - a CUDA tensor (`kDLCUDA`) as gst-pinned device memory whose writer
+ *   fence is recorded on @stream: pinneddownload, GPU filters and nvcodec
+ *   encoders wait for the producer's work on the GPU;
+ * - a CPU tensor (`kDLCPU`, `kDLCUDAHost`) in page-locked memory (allocated
+ *   with cudaHostAlloc() or registered, by anyone: PyTorch's pinned
+ *   tensors) as gst-pinned page-locked memory: pinnedupload's copy engine
+ *   reads it directly, without staging; with @stream, the writer fence is
+ *   recorded there (an asynchronous copy into the tensor);
+ * - another CPU tensor as system memory, which pinnedupload stages.
+ *
+ * The tensor's deleter runs when the buffer's memory is freed, after the
+ * elements' GPU work on it (the copies that read a page-locked tensor).
+ * The tensor is taken in every case: on failure its deleter runs at once.
+ *
+ * Returns: (transfer full) (nullable): the buffer, or %NULL with @error set
+ *
+ * Since: 0.2
+ */
+GstBuffer *
+gst_pinned_tensor_import_full (gpointer tensor, GstPinnedTensorFlags flags,
+    GstCaps * caps, GstPinnedContext * context, gpointer stream,
+    GstCaps ** out_caps, GError ** error)
+{
+  g_return_val_if_fail (tensor != NULL, NULL);
+
+  if (flags & GST_PINNED_TENSOR_FLAG_VERSIONED) {
+    GstPinnedDLVersioned *versioned = tensor;
+
+    if (versioned->version.major != GST_PINNED_DLPACK_MAJOR) {
+      g_set_error (error, GST_PINNED_TENSOR_ERROR,
+          GST_PINNED_TENSOR_ERROR_LAYOUT, "the tensor is of DLPack %u.%u, "
+          "this library reads DLPack 1.x", versioned->version.major,
+          versioned->version.minor);
+      imported_release_versioned (versioned);
+      return NULL;
+    }
+    return import_tensor (&versioned->dl_tensor, versioned,
+        imported_release_versioned, caps, context, stream, out_caps, error);
+  }
+  return import_tensor (&((DLManagedTensor *) tensor)->dl_tensor, tensor,
+      imported_release, caps, context, stream, out_caps, error);
 }

@@ -40,6 +40,8 @@ gst_pinned_tensor_flags_get_type (void)
     {GST_PINNED_TENSOR_FLAG_WRITE, "The consumer also writes", "write"},
     {GST_PINNED_TENSOR_FLAG_HOST_AS_CPU,
         "Page-locked memory as CPU memory, for a CPU consumer", "host-as-cpu"},
+    {GST_PINNED_TENSOR_FLAG_VERSIONED,
+        "A DLManagedTensorVersioned of DLPack 1.x", "versioned"},
     {0, NULL, NULL}
   };
 

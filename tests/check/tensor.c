@@ -1400,16 +1400,21 @@ GST_START_TEST (test_import_refusals)
       "no tensor layout");
 
   t = new_tensor (3, hwc, NULL, 8, &deleted);
-  t->managed.dl_tensor.device.device_type = kDLCPU;
+  t->managed.dl_tensor.device.device_type = kDLOpenCL;
   check_import_refused (t, &deleted, "video/x-raw,format=RGBA",
-      "not in CUDA device memory");
+      "neither in CUDA device memory nor in CPU memory");
+
+  /* A CPU tensor whose memory CUDA knows as device memory. */
+  t = new_tensor (3, hwc, NULL, 8, &deleted);
+  t->managed.dl_tensor.device.device_type = kDLCPU;
+  check_import_refused (t, &deleted, "video/x-raw,format=RGBA", "CUDA knows");
 
   t = new_tensor (3, hwc, NULL, 8, &deleted);
   t->strides[0] = -t->strides[0];
   check_import_refused (t, &deleted, "video/x-raw,format=RGBA",
       "positive strides");
 
-  fail_unless_equals_int (deleted, 11);
+  fail_unless_equals_int (deleted, 12);
 }
 
 GST_END_TEST;

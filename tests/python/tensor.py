@@ -29,8 +29,10 @@ if not hasattr(GstPinned, "tensor_import"):
     print("SKIP: gst-pinned was built without DLPack")
     sys.exit(77)
 
-from gi.overrides.GstPinned import (_DLManagedTensor, _DELETER,  # noqa: E402
-                                    _capi, kDLCPU, kDLCUDA, kDLCUDAHost)
+from gi.overrides.GstPinned import (  # noqa: E402
+    DLPACK_FLAG_BITMASK_READ_ONLY, _DELETER, _DELETER_VERSIONED,
+    _DLManagedTensor, _DLManagedTensorVersioned, _capi, kDLCPU, kDLCUDA,
+    kDLCUDAHost)
 
 failures = []
 
@@ -400,22 +402,435 @@ except GLib.Error as e:
     check("uint8" in e.message, "a float tensor refused: %s" % e.message)
 check(bad in deleted, "a refused tensor's deleter ran")
 
-# Memory that is not a GPU's, and what is no tensor, are refusals too:
-# GLib.Error, not the producer's own exception (NumPy raises when asked
-# for a stream, PyTorch asserts).
-for what, thing, words in (("a NumPy array", np.zeros((64, 64, 4), np.uint8),
-                            "kDLCPU"),
-                           ("an int", 7, "not a DLPack tensor")):
+# ---- DLPack 1.x: versioned capsules, read-only unless written -----------
+def capsule_fields(capsule):
+    """(name, version, flags, device) of an unconsumed capsule, through
+    ctypes; the capsule keeps its tensor (its destructor releases it)."""
+    for name in (b"dltensor_versioned", b"dltensor"):
+        if _capi.PyCapsule_IsValid(id(capsule), name):
+            address = _capi.PyCapsule_GetPointer(id(capsule), name)
+            if name == b"dltensor":
+                t = _DLManagedTensor.from_address(address).dl_tensor
+                return name, None, None, (t.device.device_type,
+                                          t.device.device_id), t.data
+            m = _DLManagedTensorVersioned.from_address(address)
+            return (name, (m.version.major, m.version.minor), m.flags,
+                    (m.dl_tensor.device.device_type,
+                     m.dl_tensor.device.device_id), m.dl_tensor.data)
+    return None, None, None, None, None
+
+
+RGBA = "video/x-raw,format=RGBA,width=%d,height=%d" % (W, H)
+got = run(SRC % "RGBA" + " ! pinnedupload ! tee name=t t. ! queue ! "
+          "appsink name=dev sync=false t. ! queue ! pinneddownload ! "
+          "appsink name=host sync=false", ["dev", "host"], N)
+for what, sample in (("device", got["dev"][0]), ("page-locked",
+                                                  got["host"][0])):
+    buf = sample.get_buffer()
+    before = buf.mini_object.refcount
+    for write in (False, True):
+        frame = GstPinned.Frame(buf, RGBA, write=write)
+        for mv, versioned in ((None, False), ((0, 8), False),
+                              ((1, 0), True), ((1, 3), True)):
+            kwargs = {} if frame.is_host else {"stream": stream.value}
+            capsule = frame.__dlpack__(max_version=mv, **kwargs)
+            name, version, flags, device, data = capsule_fields(capsule)
+            if versioned:
+                check(name == b"dltensor_versioned" and version == (1, 0),
+                      "%s frame, max_version %r: a versioned capsule of "
+                      "DLPack 1.0 (%r %r)" % (what, mv, name, version))
+                ro = bool(flags & DLPACK_FLAG_BITMASK_READ_ONLY)
+                check(ro == (not write),
+                      "%s frame for %s: the read-only flag %s (flags %d)"
+                      % (what, "writing" if write else "reading",
+                         "clear" if write else "set", flags))
+            else:
+                check(name == b"dltensor", "%s frame, max_version %r: a "
+                      "DLPack 0.6 capsule (%r)" % (what, mv, name))
+            if frame.is_host:
+                check(device == (kDLCPU, 0), "page-locked frame's tensor "
+                      "on kDLCPU: %r" % (device,))
+            check(buf.mini_object.refcount == before + 1,
+                  "the %s capsule holds the buffer" % name.decode())
+            del capsule
+            gc.collect()
+            check(buf.mini_object.refcount == before, "an unconsumed %s "
+                  "capsule's destructor released it" % name.decode())
+        del frame
+    # A versioned capsule consumed: renamed and released by its deleter.
+    frame = GstPinned.Frame(buf, RGBA)
+    kwargs = {} if frame.is_host else {"stream": stream.value}
+    capsule = frame.__dlpack__(max_version=(1, 0), **kwargs)
+    address = _capi.PyCapsule_GetPointer(id(capsule), b"dltensor_versioned")
+    _capi.PyCapsule_SetName(capsule, b"used_dltensor_versioned")
+    m = _DLManagedTensorVersioned.from_address(address)
+    check(m.dl_tensor.ndim == 3 and m.dl_tensor.shape[0] == H and
+          m.dl_tensor.shape[1] == W and m.dl_tensor.shape[2] == 4,
+          "the versioned %s tensor is [H, W, 4]" % what)
+    m.deleter(ctypes.cast(address, ctypes.POINTER(_DLManagedTensorVersioned)))
+    del capsule, frame
+    gc.collect()
+    check(buf.mini_object.refcount == before, "the versioned deleter let "
+          "the %s frame go" % what)
+
+# The page-locked frame's memory is what CUDA (and so torch's is_pinned())
+# calls page-locked host memory, at both ends.
+class PointerAttributes(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int), ("device", ctypes.c_int),
+                ("devicePointer", c_p), ("hostPointer", c_p),
+                ("reserved", ctypes.c_long * 8)]
+
+
+cudart.cudaPointerGetAttributes.argtypes = [
+    ctypes.POINTER(PointerAttributes), c_p]
+MEMORY_TYPE_HOST = 1
+
+
+def page_locked(address):
+    attr = PointerAttributes()
+    cuda(cudart.cudaPointerGetAttributes(ctypes.byref(attr), address),
+         "cudaPointerGetAttributes")
+    return attr.type == MEMORY_TYPE_HOST
+
+
+arr = np.from_dlpack(GstPinned.Frame(got["host"][0]))
+check(page_locked(arr.ctypes.data) and
+      page_locked(arr.ctypes.data + (arr.shape[0] - 1) * arr.strides[0] +
+                  arr.shape[1] * arr.strides[1] - 1),
+      "a downloaded frame's CPU tensor is page-locked to CUDA (torch's "
+      "is_pinned())")
+check(not arr.flags.writeable, "NumPy's view of a frame for reading is "
+      "read-only")
+del arr
+ro = np.asarray(GstPinned.Frame(got["host"][0]))
+check(not ro.flags.writeable and ro.shape == (H, W, 4),
+      "numpy.asarray of a frame for reading: read-only [H, W, 4]")
+del ro, got, buf, sample
+
+# ---- writing into the pool pinnedupload offers -----------------------------
+cudart.fakecuda_set_copy_delay.argtypes = [ctypes.c_uint64]
+frames = [np.random.RandomState(10 + i).randint(0, 255, (H, W, 4),
+                                                dtype=np.uint8)
+          for i in range(N)]
+pipeline = Gst.parse_launch(
+    "appsrc name=src format=time caps=%s,framerate=30/1 ! "
+    "pinnedupload name=up ! pinneddownload ! appsink name=sink sync=false"
+    % RGBA)
+src = pipeline.get_by_name("src")
+sink = pipeline.get_by_name("sink")
+pipeline.set_state(Gst.State.PLAYING)
+pool = GstPinned.HostBufferPool.from_peer(src.get_static_pad("src"),
+                                          Gst.Caps.from_string(RGBA), 2)
+check(pool is not None, "the Python app gets the offered page-locked pool")
+info = GstVideo.VideoInfo.new_from_caps(Gst.Caps.from_string(RGBA))
+outs = []
+for i, a in enumerate(frames):
+    ok, buf = pool.acquire_buffer(None)
+    check(ok == Gst.FlowReturn.OK and
+          GstPinned.is_pinned_host_memory(buf.peek_memory(0)),
+          "frame %d: a page-locked buffer of the pool" % i)
+    frame = GstPinned.Frame(buf, info=info, write=True)
+    view = np.asarray(frame)
+    check(view.flags.writeable and view.shape == (H, W, 4),
+          "frame %d: numpy.asarray of a frame for writing is writable" % i)
+    np.copyto(view, a)
+    del view
+    frame.release()
+    buf.pts = i * Gst.SECOND // 30
+    src.emit("push-buffer", buf)
+    s = sink.emit("try-pull-sample", 10 * Gst.SECOND)
+    b = s.get_buffer()
+    ok, m = b.map(Gst.MapFlags.READ)
+    outs.append(np.frombuffer(bytes(m.data), dtype=np.uint8))
+    b.unmap(m)
+    if i == 0:
+        # Pushed and downloaded: a view for writing now waits for the
+        # upload's copy that still reads the buffer (the stand-in's copies
+        # take 0.5 s from here), one for reading does not.
+        cudart.fakecuda_set_copy_delay(500000)
+        ok, buf2 = pool.acquire_buffer(None)
+        np.copyto(np.asarray(GstPinned.Frame(buf2, info=info, write=True)),
+                  a)
+        src.emit("push-buffer", buf2)
+        sink.emit("try-pull-sample", 10 * Gst.SECOND)
+        t0 = time.monotonic()
+        reader = np.asarray(GstPinned.Frame(buf2, info=info))
+        read_wait = time.monotonic() - t0
+        try:
+            np.asarray(GstPinned.Frame(buf2, info=info, write=True))
+            check(False, "no view for writing while one for reading lives")
+        except GLib.Error as e:
+            check("cannot map" in e.message, "no view for writing while one "
+                  "for reading lives: %s" % e.message)
+        del reader
+        writer = np.asarray(GstPinned.Frame(buf2, info=info, write=True))
+        write_wait = time.monotonic() - t0
+        cudart.fakecuda_set_copy_delay(0)
+        check(read_wait < 0.25 and write_wait >= 0.3,
+              "a CPU view for writing waits for the copy that reads the "
+              "buffer (%.2f s), one for reading does not (%.2f s)"
+              % (write_wait, read_wait))
+        del writer, buf2
+    del frame, buf
+src.emit("end-of-stream")
+pipeline.set_state(Gst.State.NULL)
+pool.set_active(False)
+del pipeline, src, sink, pool
+for i, (a, o) in enumerate(zip(frames, outs)):
+    check(np.array_equal(o[:a.size].reshape(a.shape), a),
+          "frame %d written through the NumPy view came out of "
+          "pinnedupload ! pinneddownload bit-exact" % i)
+
+# With a NumPy that asks for DLPack 1.x (2.1 and later), from_dlpack gives
+# the writable view itself; older ones take 0.6 capsules, read-only.
+if tuple(int(x) for x in np.__version__.split(".")[:2]) >= (2, 1):
+    host = run(SRC % "RGBA" + " ! pinnedupload ! pinneddownload ! "
+               "appsink name=host sync=false", ["host"], N)["host"][0]
+    rview = np.from_dlpack(GstPinned.Frame(host))
+    wview = np.from_dlpack(GstPinned.Frame(host, write=True))
+    check(not rview.flags.writeable and wview.flags.writeable,
+          "NumPy %s's from_dlpack: a frame for reading read-only, one for "
+          "writing writable" % np.__version__)
+    wview[0, 0] = (1, 2, 3, 4)
+    check(tuple(rview[0, 0]) == (1, 2, 3, 4), "the writable view writes "
+          "the frame's memory")
+    del rview, wview, host
+else:
+    print("skipped: NumPy %s asks for DLPack 0.6 capsules (from_dlpack's "
+          "writable view needs NumPy 2.1)" % np.__version__)
+
+# ---- CPU tensors into buffer_from_dlpack ----------------------------------
+cudart.cudaHostAlloc.argtypes = [ctypes.POINTER(c_p), ctypes.c_size_t,
+                                 ctypes.c_uint]
+cudart.cudaFreeHost.argtypes = [c_p]
+
+
+class CpuTensor(object):
+    """A CPU [H, W, 4] uint8 tensor of NumPy's in page-locked memory
+    (cudaHostAlloc, as PyTorch's pin_memory() allocates) or in malloc'ed
+    memory, exposing __dlpack__ as a framework's CPU tensor does; its
+    capsule's deleter is ours, so that the test sees when it runs."""
+
+    def __init__(self, array, locked):
+        self.size = array.size
+        if locked:
+            self.ptr = c_p()
+            cuda(cudart.cudaHostAlloc(ctypes.byref(self.ptr), self.size, 0),
+                 "cudaHostAlloc")
+            self.array = np.ctypeslib.as_array(
+                ctypes.cast(self.ptr, ctypes.POINTER(ctypes.c_uint8)),
+                (self.size,)).reshape(array.shape)
+        else:
+            self.ptr = None
+            self.array = np.empty_like(array)
+        np.copyto(self.array, array)
+        self.shape = (ctypes.c_int64 * 3)(*array.shape)
+        self.managed = _DLManagedTensor()
+        t = self.managed.dl_tensor
+        t.data = self.array.ctypes.data
+        t.device.device_type = kDLCPU
+        t.ndim = 3
+        t.dtype.code, t.dtype.bits, t.dtype.lanes = 1, 8, 1
+        t.shape = self.shape
+        self.deleter = _DELETER(self._delete)
+        self.managed.deleter = self.deleter
+        self.deleted_at = None
+        self.asked = []
+
+    def _delete(self, managed):
+        self.deleted_at = time.monotonic()
+
+    def free(self):
+        if self.ptr is not None:
+            del self.array
+            cudart.cudaFreeHost(self.ptr)
+            self.ptr = None
+
+    def __dlpack_device__(self):
+        return (kDLCPU, 0)
+
+    def __dlpack__(self, **kwargs):
+        self.asked.append(kwargs)
+        return _capi.PyCapsule_New(ctypes.addressof(self.managed),
+                                   b"dltensor", None)
+
+
+def upload_cpu_tensors(tensors, delay_us=0):
+    """Pushes each tensor through buffer_from_dlpack ! pinnedupload !
+    pinneddownload; (downloaded frames, upload stats, push times)."""
+    pipeline = Gst.parse_launch(
+        "appsrc name=src format=time ! pinnedupload name=up ! "
+        "pinneddownload ! appsink name=sink sync=false")
+    src = pipeline.get_by_name("src")
+    sink = pipeline.get_by_name("sink")
+    pipeline.set_state(Gst.State.PLAYING)
+    outs, pushed = [], []
+    for i, t in enumerate(tensors):
+        buffer, caps = GstPinned.buffer_from_dlpack(
+            t, "video/x-raw,format=RGBA,framerate=30/1", with_caps=True)
+        if i == 0:
+            src.set_property("caps", caps)
+            check(not caps.get_features(0).contains("memory:PinnedDevice"),
+                  "a CPU tensor's caps are system memory's: %s"
+                  % caps.to_string())
+        t.pinned_memory = GstPinned.is_pinned_host_memory(
+            buffer.peek_memory(0))
+        buffer.pts = i * Gst.SECOND // 30
+        cudart.fakecuda_set_copy_delay(delay_us)
+        pushed.append(time.monotonic())
+        src.emit("push-buffer", buffer)
+        del buffer
+        s = sink.emit("try-pull-sample", 10 * Gst.SECOND)
+        cudart.fakecuda_set_copy_delay(0)
+        b = s.get_buffer()
+        ok, m = b.map(Gst.MapFlags.READ)
+        outs.append(np.frombuffer(bytes(m.data), dtype=np.uint8))
+        b.unmap(m)
+    stats = pipeline.get_by_name("up").get_property("stats")
+    src.emit("end-of-stream")
+    pipeline.set_state(Gst.State.NULL)
+    return outs, stats, pushed
+
+
+frames = [np.random.RandomState(20 + i).randint(0, 255, (H, W, 4),
+                                                dtype=np.uint8)
+          for i in range(N)]
+for locked in (True, False):
+    what = "page-locked" if locked else "pageable"
+    tensors = [CpuTensor(a, locked) for a in frames]
+    outs, stats, pushed = upload_cpu_tensors(tensors,
+                                             400000 if locked else 0)
+    for i, (a, o) in enumerate(zip(frames, outs)):
+        check(np.array_equal(o[:a.size].reshape(a.shape), a),
+              "%s CPU tensor %d came out of pinnedupload ! pinneddownload "
+              "bit-exact" % (what, i))
+    check(all("stream" not in t.asked[0] for t in tensors),
+          "a CPU tensor's __dlpack__ is asked for no stream: %r"
+          % (tensors[0].asked[0],))
+    deadline = time.monotonic() + 5
+    while any(t.deleted_at is None for t in tensors) and \
+            time.monotonic() < deadline:
+        time.sleep(0.01)
+    check(all(t.deleted_at is not None for t in tensors),
+          "every %s tensor's deleter ran once its buffer went" % what)
+    staged = stats.get_uint64("staged")[1]
+    pageable = stats.get_uint64("pageable-buffers")[1]
+    if locked:
+        check(all(t.pinned_memory for t in tensors),
+              "a page-locked CPU tensor is page-locked memory of "
+              "gst-pinned's (fenced)")
+        check(staged == 0 and pageable == 0,
+              "page-locked CPU tensors are copied directly: no staging "
+              "(staged %d, pageable-buffers %d)" % (staged, pageable))
+        # The stand-in's copies took 0.4 s: the deleter waited for them.
+        late = [t.deleted_at - p for t, p in zip(tensors, pushed)]
+        check(min(late) >= 0.3, "a page-locked tensor is held until the "
+              "copy that reads it is done (deleters %s s after the push)"
+              % ", ".join("%.2f" % x for x in late))
+    else:
+        check(not any(t.pinned_memory for t in tensors),
+              "a pageable CPU tensor is system memory")
+        check(staged >= N and pageable >= N,
+              "pageable CPU tensors are staged (staged %d, "
+              "pageable-buffers %d)" % (staged, pageable))
+    for t in tensors:
+        t.free()
+
+# NumPy's own arrays (DLPack 0.6 from NumPy 1, 1.x from NumPy 2): pageable.
+a = frames[0].copy()
+buffer = GstPinned.buffer_from_dlpack(a, "video/x-raw,format=RGBA")
+ok, m = buffer.map(Gst.MapFlags.READ)
+check(np.array_equal(np.frombuffer(bytes(m.data), np.uint8)[:a.size], a.ravel())
+      and not GstPinned.is_pinned_host_memory(buffer.peek_memory(0)),
+      "a NumPy array is a buffer of its own memory")
+buffer.unmap(m)
+del buffer
+
+# A versioned capsule in: made here with ctypes, as NumPy 2 and PyTorch
+# make them.
+vdeleted = []
+vm = _DLManagedTensorVersioned()
+vm.version.major, vm.version.minor = 1, 0
+vt = vm.dl_tensor
+vt.data = a.ctypes.data
+vt.device.device_type = kDLCPU
+vt.ndim = 3
+vt.dtype.code, vt.dtype.bits, vt.dtype.lanes = 1, 8, 1
+vshape = (ctypes.c_int64 * 3)(*a.shape)
+vt.shape = vshape
+vdel = _DELETER_VERSIONED(lambda p: vdeleted.append(True))
+vm.deleter = vdel
+vm.flags = DLPACK_FLAG_BITMASK_READ_ONLY
+capsule = _capi.PyCapsule_New(ctypes.addressof(vm), b"dltensor_versioned",
+                              None)
+buffer = GstPinned.buffer_from_dlpack(capsule, "video/x-raw,format=RGBA")
+check(_capi.PyCapsule_IsValid(id(capsule), b"used_dltensor_versioned") == 1,
+      "a versioned capsule is consumed (renamed used_dltensor_versioned)")
+ok, m = buffer.map(Gst.MapFlags.READ)
+check(np.array_equal(np.frombuffer(bytes(m.data), np.uint8)[:a.size],
+                     a.ravel()), "a versioned CPU tensor's bytes")
+buffer.unmap(m)
+del buffer
+gc.collect()
+check(vdeleted == [True], "the versioned tensor's deleter ran once")
+
+# ---- refusals: GLib.Error, whatever refused --------------------------------
+class OtherDevice(object):
+    def __dlpack_device__(self):
+        return (4, 0)  # kDLOpenCL
+
+    def __dlpack__(self, **kwargs):
+        raise AssertionError("never asked")
+
+
+class Asserting(object):
+    """A producer that asserts when asked, as PyTorch does for a stream."""
+
+    def __dlpack_device__(self):
+        return (kDLCUDA, 0)
+
+    def __dlpack__(self, **kwargs):
+        assert False, "stream given for a CPU tensor"
+
+
+quark = GLib.quark_to_string(GstPinned.tensor_error_quark())
+host_sample = run(SRC % "RGBA" + " ! pinnedupload ! pinneddownload ! "
+                  "appsink name=host sync=false", ["host"], N)["host"][0]
+refusals = (
+    ("an OpenCL tensor", lambda: GstPinned.buffer_from_dlpack(
+        OtherDevice(), "video/x-raw,format=RGBA"), "kDLOpenCL", None),
+    ("a producer that asserts", lambda: GstPinned.buffer_from_dlpack(
+        Asserting(), "video/x-raw,format=RGBA"), "AssertionError", None),
+    ("an int", lambda: GstPinned.buffer_from_dlpack(
+        7, "video/x-raw,format=RGBA"), "not a DLPack tensor", TypeError),
+    ("a float NumPy array", lambda: GstPinned.buffer_from_dlpack(
+        np.zeros((8, 8, 4), np.float32), "video/x-raw,format=RGBA"),
+     "uint8", None),
+    ("a frame without caps", lambda: GstPinned.Frame(
+        host_sample.get_buffer()), "needs its caps", ValueError),
+    ("a copy asked of a frame", lambda: GstPinned.Frame(
+        host_sample).__dlpack__(copy=True), "without a copy", BufferError),
+    ("a stream for a CPU consumer", lambda: GstPinned.Frame(
+        host_sample).__dlpack__(stream=5), "takes no stream", ValueError),
+    ("another device asked of a frame", lambda: GstPinned.Frame(
+        host_sample).__dlpack__(dl_device=(kDLCUDA, 0)), "not", BufferError),
+    ("a bogus max_version", lambda: GstPinned.Frame(
+        host_sample).__dlpack__(max_version="x"), "max_version", TypeError),
+)
+for what, call, words, also in refusals:
     try:
-        GstPinned.buffer_from_dlpack(thing, "video/x-raw,format=RGBA")
+        call()
         check(False, "%s refused" % what)
     except GLib.Error as e:
-        check(words in e.message and
-              e.domain == GLib.quark_to_string(GstPinned.tensor_error_quark()),
-              "%s refused with the reason: %s" % (what, e.message))
+        check(words in e.message and e.domain == quark and
+              (also is None or isinstance(e, also)),
+              "%s refused with the reason: %s%s" % (
+                  what, e.message, " (also %s)" % also.__name__ if also
+                  else ""))
     except Exception as e:  # noqa: B902: the defect this checks for
         check(False, "%s refused with %s, not GLib.Error: %s"
               % (what, type(e).__name__, e))
+del host_sample
 
 cuda(cudart.cudaStreamDestroy(stream), "cudaStreamDestroy")
 if failures:

@@ -8,9 +8,10 @@
  */
 
 /* Frames as DLPack tensors and back. The tensors are `DLManagedTensor *`
- * of DLPack 0.6 (dlpack/dlpack.h); this header passes them as gpointer, so
- * that neither applications nor introspection need dlpack.h. Only in builds
- * with the dlpack option. */
+ * of DLPack 0.6 (dlpack/dlpack.h), or `DLManagedTensorVersioned *` of
+ * DLPack 1.x with %GST_PINNED_TENSOR_FLAG_VERSIONED; this header passes
+ * them as gpointer, so that neither applications nor introspection need
+ * dlpack.h. Only in builds with the dlpack option. */
 
 #pragma once
 
@@ -34,6 +35,12 @@ G_BEGIN_DECLS
  *   as `kDLCPU` rather than `kDLCUDAHost`, for a consumer on the CPU (NumPy):
  *   the export waits on the host for the frame's writer, and no fence is
  *   recorded at release
+ * @GST_PINNED_TENSOR_FLAG_VERSIONED: the tensor is a
+ *   `DLManagedTensorVersioned *` of DLPack 1.x (the layout of DLPack 1.0,
+ *   whichever dlpack.h the library was built with), whose flags say
+ *   `DLPACK_FLAG_BITMASK_READ_ONLY` unless it is exported with
+ *   %GST_PINNED_TENSOR_FLAG_WRITE; without it, a `DLManagedTensor *` of
+ *   DLPack 0.6 (Since: 0.2)
  *
  * How a frame is exported (gst_pinned_tensor_export_plane(),
  * gst_pinned_tensor_export_frame()) or imported
@@ -47,6 +54,7 @@ typedef enum
   GST_PINNED_TENSOR_FLAG_NO_SYNC = (1 << 0),
   GST_PINNED_TENSOR_FLAG_WRITE = (1 << 1),
   GST_PINNED_TENSOR_FLAG_HOST_AS_CPU = (1 << 2),
+  GST_PINNED_TENSOR_FLAG_VERSIONED = (1 << 3),
 } GstPinnedTensorFlags;
 
 #define GST_TYPE_PINNED_TENSOR_FLAGS (gst_pinned_tensor_flags_get_type ())
@@ -110,7 +118,20 @@ GST_PINNED_API
 void            gst_pinned_tensor_release          (gpointer tensor);
 
 GST_PINNED_API
+void            gst_pinned_tensor_release_full     (gpointer tensor,
+                                                    GstPinnedTensorFlags flags);
+
+GST_PINNED_API
 GstBuffer *     gst_pinned_tensor_import           (gpointer tensor,
+                                                    GstCaps * caps,
+                                                    GstPinnedContext * context,
+                                                    gpointer stream,
+                                                    GstCaps ** out_caps,
+                                                    GError ** error);
+
+GST_PINNED_API
+GstBuffer *     gst_pinned_tensor_import_full      (gpointer tensor,
+                                                    GstPinnedTensorFlags flags,
                                                     GstCaps * caps,
                                                     GstPinnedContext * context,
                                                     gpointer stream,

@@ -11,18 +11,25 @@ PyGObject loads this module with ``from gi.repository import GstPinned``
 (an override, found on ``sys.path`` under ``gi/overrides``). It adds, where
 the library was built with DLPack:
 
-* ``GstPinned.Frame(sample_or_buffer, caps=None, plane=None, stream=None)``:
-  a frame of an appsink's sample in device memory (or CUDA memory, or
-  page-locked memory) that ``torch.from_dlpack(frame)``,
-  ``torch.as_tensor(frame, device="cuda")``, ``cupy.from_dlpack(frame)`` and
-  ``numpy.from_dlpack(frame)`` (page-locked frames) take without a copy:
-  ``__dlpack__``, ``__dlpack_device__``, ``__cuda_array_interface__``.
-* ``GstPinned.buffer_from_dlpack(tensor, caps, stream=None)``: a CUDA
-  tensor of the application's as a ``Gst.Buffer`` of device memory, for
-  appsrc.
+* ``GstPinned.Frame(sample_or_buffer, caps=None, plane=None, stream=None,
+  write=False)``: a frame of an appsink's sample in device memory (or CUDA
+  memory, or page-locked memory), or a buffer of the page-locked pool
+  pinnedupload offers, that ``torch.from_dlpack(frame)``,
+  ``torch.as_tensor(frame, device="cuda")``, ``cupy.from_dlpack(frame)``,
+  ``numpy.from_dlpack(frame)`` and ``numpy.asarray(frame)`` (page-locked
+  frames) take without a copy: ``__dlpack__`` (DLPack 1.x versioned
+  capsules for consumers that ask, 0.6 for others), ``__dlpack_device__``,
+  ``__cuda_array_interface__``, ``__array_interface__``.
+* ``GstPinned.buffer_from_dlpack(tensor, caps, stream=None)``: a tensor of
+  the application's as a ``Gst.Buffer``, for appsrc: a CUDA tensor as
+  device memory, a CPU tensor in page-locked memory (PyTorch's pinned
+  tensors) as page-locked memory pinnedupload copies directly, another CPU
+  tensor as system memory pinnedupload stages.
 
-Pure Python: the capsules are made with ctypes around the C API's
-``DLManagedTensor *``.
+Every refusal is a ``GLib.Error`` of ``GstPinned.tensor_error_quark()``
+(also a ``BufferError``, ``ValueError`` or ``TypeError`` where the array
+API names one). Pure Python: the capsules are made with ctypes around the
+C API's tensors.
 """
 import ctypes
 import sys
@@ -69,10 +76,33 @@ _DLManagedTensor._fields_ = [("dl_tensor", _DLTensor),
                              ("manager_ctx", ctypes.c_void_p),
                              ("deleter", _DELETER)]
 
+
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    pass
+
+
+_DELETER_VERSIONED = ctypes.CFUNCTYPE(
+    None, ctypes.POINTER(_DLManagedTensorVersioned))
+_DLManagedTensorVersioned._fields_ = [("version", _DLPackVersion),
+                                      ("manager_ctx", ctypes.c_void_p),
+                                      ("deleter", _DELETER_VERSIONED),
+                                      ("flags", ctypes.c_uint64),
+                                      ("dl_tensor", _DLTensor)]
+
+# DLManagedTensorVersioned's flags.
+DLPACK_FLAG_BITMASK_READ_ONLY = 1 << 0
+DLPACK_FLAG_BITMASK_IS_COPIED = 1 << 1
+
 # The capsule names: PyCapsule keeps the pointer, so they live as long as
 # the module.
 _DLTENSOR = b"dltensor"
 _USED_DLTENSOR = b"used_dltensor"
+_DLTENSOR_VERSIONED = b"dltensor_versioned"
+_USED_DLTENSOR_VERSIONED = b"used_dltensor_versioned"
 
 
 class _CapsuleApi(object):
@@ -98,12 +128,18 @@ class _CapsuleApi(object):
 _capi = _CapsuleApi()
 
 
-def _release(address):
-    """Runs the deleter of the DLManagedTensor at @address."""
-    managed = _DLManagedTensor.from_address(address)
+def _release(address, versioned=False):
+    """Runs the deleter of the DLManagedTensor (DLManagedTensorVersioned)
+    at @address."""
+    struct = _DLManagedTensorVersioned if versioned else _DLManagedTensor
+    managed = struct.from_address(address)
     if managed.deleter:
-        managed.deleter(ctypes.cast(address,
-                                    ctypes.POINTER(_DLManagedTensor)))
+        managed.deleter(ctypes.cast(address, ctypes.POINTER(struct)))
+
+
+def _dl_tensor(address, versioned=False):
+    struct = _DLManagedTensorVersioned if versioned else _DLManagedTensor
+    return struct.from_address(address).dl_tensor
 
 
 @ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -112,13 +148,30 @@ def _capsule_destructor(capsule):
     # tensor; one that was never consumed still holds it.
     if _capi.PyCapsule_IsValid(capsule, _DLTENSOR):
         _release(_capi.PyCapsule_GetPointer(capsule, _DLTENSOR))
+    elif _capi.PyCapsule_IsValid(capsule, _DLTENSOR_VERSIONED):
+        _release(_capi.PyCapsule_GetPointer(capsule, _DLTENSOR_VERSIONED),
+                 True)
 
 
 _DESTRUCTOR = ctypes.cast(_capsule_destructor, ctypes.c_void_p)
 
 
-def _capsule(address):
-    return _capi.PyCapsule_New(address, _DLTENSOR, _DESTRUCTOR)
+def _capsule(address, versioned=False):
+    return _capi.PyCapsule_New(
+        address, _DLTENSOR_VERSIONED if versioned else _DLTENSOR,
+        _DESTRUCTOR)
+
+
+def _wants_versioned(max_version):
+    """Whether a consumer's ``max_version`` takes DLPack 1.x capsules (the
+    array API: None means 0.x only)."""
+    if max_version is None:
+        return False
+    try:
+        return int(max_version[0]) >= 1
+    except (TypeError, ValueError, IndexError):
+        _refuse(_ERROR_LAYOUT, "max_version is (major, minor), not %r"
+                % (max_version,), TypeError)
 
 
 def _stream_handle(stream):
@@ -153,7 +206,10 @@ _DEVICES_CUDA = (2, 3, 13)  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
 _DEVICE_NAMES = {1: "kDLCPU", 2: "kDLCUDA", 3: "kDLCUDAHost", 4: "kDLOpenCL",
                  7: "kDLVulkan", 8: "kDLMetal", 10: "kDLROCM",
                  13: "kDLCUDAManaged", 14: "kDLOneAPI"}
-# GstPinnedTensorError's codes.
+# GstPinnedTensorError's domain (the string of
+# GstPinned.tensor_error_quark(), there in builds without DLPack too) and
+# codes.
+_ERROR_DOMAIN = "gst-pinned-tensor-error-quark"
 _ERROR_LAYOUT, _ERROR_MEMORY = 0, 1
 
 
@@ -171,19 +227,34 @@ def _device_name(device):
                                 device[0], device[1])
 
 
-def _refuse(code, message):
+_refusals = {}
+
+
+def _refusal(also):
+    """The class of a refusal that is also @also (BufferError, ValueError,
+    TypeError, or None): a GLib.Error that callers of the array API catch
+    under the name the API gives it."""
+    from gi.repository import GLib
+    if also is None:
+        return GLib.Error
+    cls = _refusals.get(also)
+    if cls is None:
+        cls = type("TensorRefusal" + also.__name__, (GLib.Error, also),
+                   {"__module__": __name__})
+        _refusals[also] = cls
+    return cls
+
+
+def _refuse(code, message, also=None):
     """Raises the tensor API's refusal: a GLib.Error of
     GstPinned.tensor_error_quark(), as the library's own refusals are."""
-    from gi.repository import GLib
-    raise GLib.Error.new_literal(GstPinned.tensor_error_quark(), message,
-                                 code)
+    raise _refusal(also)(message, _ERROR_DOMAIN, code)
 
 
 def _check_built():
     if not hasattr(GstPinned, "tensor_import"):
-        raise RuntimeError("gst-pinned was built without DLPack (meson "
-                           "option dlpack, package libdlpack-dev): no "
-                           "tensors")
+        _refuse(_ERROR_MEMORY, "gst-pinned was built without DLPack (meson "
+                "option dlpack, package libdlpack-dev): no tensors")
 
 
 _modules = None
@@ -223,7 +294,16 @@ class Frame(object):
     frame's writer at release.
 
     Page-locked frames are CPU memory to Python's consumers (NumPy, torch
-    CPU tensors): exporting them waits for the copy that writes them.
+    CPU tensors; page-locked, so torch's ``is_pinned()`` is true): the
+    export maps the buffer while the tensor lives, which waits for the
+    copy that writes it (with ``write``, for the copies that still read it
+    too). With ``write``, a buffer of the page-locked pool pinnedupload
+    offers (``GstPinned.HostBufferPool.from_peer()``) is a writable NumPy
+    view, ``numpy.asarray(frame)`` or ``numpy.from_dlpack(frame)`` (NumPy
+    2.1 and later: DLPack 1.x capsules carry the writable flag; DLPack 0.6
+    ones are read-only to NumPy), that the application writes its frame
+    into before it pushes the buffer; drop the view (or ``release()``)
+    before the push.
 
     A sample of pinnedbatch (caps ``other/x-pinned-batch``) is one
     ``[N, C, H, W]`` tensor of its type (uint8, float16, float32);
@@ -245,8 +325,8 @@ class Frame(object):
             buffer = sample_or_buffer
         if info is None:
             if caps is None:
-                raise ValueError("a Gst.Buffer needs its caps: "
-                                 "Frame(buffer, caps)")
+                _refuse(_ERROR_LAYOUT, "a Gst.Buffer needs its caps: "
+                        "Frame(buffer, caps)", ValueError)
             if isinstance(caps, str):
                 caps = Gst.Caps.from_string(caps)
             if caps.get_structure(0).get_name() == _BATCH_CAPS_NAME:
@@ -255,13 +335,15 @@ class Frame(object):
             else:
                 info = GstVideo.VideoInfo.new_from_caps(caps)
                 if info is None:
-                    raise ValueError("not video caps: %s" % caps.to_string())
+                    _refuse(_ERROR_LAYOUT, "not video caps: %s"
+                            % caps.to_string(), ValueError)
         self.buffer = buffer
         self.info = info
         self.plane = plane
         self.stream = stream
         self.write = write
         self._cai = None
+        self._ai = None
         self._layout = None
         self._device = None
 
@@ -377,40 +459,70 @@ class Frame(object):
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None,
                    copy=None):
-        """A "dltensor" capsule (DLPack 0.6, which max_version allows to
-        return in any case). ``stream``, DLPack's rules for CUDA: None or 1
-        the legacy default stream, 2 the per-thread default stream, -1 no
+        """A capsule of the frame: "dltensor_versioned" (DLPack 1.x,
+        DLManagedTensorVersioned, read-only unless the frame is for
+        writing) where ``max_version`` allows 1.x, else "dltensor" (DLPack
+        0.6). ``stream``, DLPack's rules for CUDA: None or 1 the legacy
+        default stream, 2 the per-thread default stream, -1 no
         synchronization (the consumer orders its work itself), another int
         a cudaStream_t; 0 is refused. That stream waits on the GPU for the
         work that wrote the frame; when the consumer drops the tensor, a
         fence on it keeps the frame's memory from its next writer until the
-        consumer's kernels that read it are done."""
+        consumer's kernels that read it are done. A CPU consumer's tensor
+        holds the page-locked buffer mapped until it is dropped."""
         if copy:
-            raise BufferError("gst-pinned exports frames without a copy only")
+            _refuse(_ERROR_MEMORY, "gst-pinned exports frames without a copy "
+                    "only", BufferError)
+        versioned = _wants_versioned(max_version)
         flags = GstPinned.TensorFlags.NONE
+        if versioned:
+            flags |= GstPinned.TensorFlags.VERSIONED
         wanted = tuple(dl_device) if dl_device is not None else self.device
         if self.is_host and wanted == (kDLCPU, 0):
             # A CPU consumer: the export waits for the frame's writer.
             if stream not in (None, -1):
-                raise ValueError("a CPU tensor takes no stream (got %r)"
-                                 % (stream,))
-            return _capsule(self._export(None,
-                                         GstPinned.TensorFlags.HOST_AS_CPU))
+                _refuse(_ERROR_LAYOUT, "a CPU tensor takes no stream (got %r)"
+                        % (stream,), ValueError)
+            return _capsule(self._export(
+                None, flags | GstPinned.TensorFlags.HOST_AS_CPU), versioned)
         if wanted != self.device and not (self.is_host and
                                           wanted[0] == kDLCUDAHost):
-            raise BufferError("the frame is on DLPack device %r, not %r"
-                              % (self.device, wanted))
+            _refuse(_ERROR_MEMORY, "the frame is on DLPack device %r, not %r"
+                    % (self.device, wanted), BufferError)
         if stream is None:
             handle = _STREAM_LEGACY
         elif stream == -1:
             handle = None
             flags |= GstPinned.TensorFlags.NO_SYNC
         elif stream == 0:
-            raise ValueError("stream 0 is ambiguous in DLPack: use 1 (legacy "
-                             "default), 2 (per-thread default) or a stream")
+            _refuse(_ERROR_LAYOUT, "stream 0 is ambiguous in DLPack: use 1 "
+                    "(legacy default), 2 (per-thread default) or a stream",
+                    ValueError)
         else:
             handle = _stream_handle(stream)
-        return _capsule(self._export(handle, flags))
+        return _capsule(self._export(handle, flags), versioned)
+
+    @property
+    def __array_interface__(self):
+        """NumPy's array interface of a page-locked frame (``numpy.asarray``
+        of any NumPy): writable where the frame is for writing. The
+        frame's memory stays mapped (and the buffer held) until
+        ``release()`` or until the frame goes; the array keeps the frame."""
+        if not self.is_host:
+            raise AttributeError("__array_interface__: the frame is not in "
+                                 "page-locked memory")
+        if self._ai is None:
+            address = self._export(None, GstPinned.TensorFlags.HOST_AS_CPU)
+            t = _dl_tensor(address)
+            elem = t.dtype.bits // 8
+            self._ai = (address, {
+                "shape": tuple(t.shape[i] for i in range(t.ndim)),
+                "typestr": _TYPESTR[t.dtype.bits],
+                "data": (t.data + t.byte_offset, not self.write),
+                "strides": tuple(t.strides[i] * elem for i in range(t.ndim)),
+                "version": 3,
+            })
+        return self._ai[1]
 
     @property
     def __cuda_array_interface__(self):
@@ -438,9 +550,14 @@ class Frame(object):
 
     def release(self):
         """Lets the frame's memory go now for ``__cuda_array_interface__``
-        consumers, rather than when the frame is collected."""
+        and ``__array_interface__`` consumers, rather than when the frame is
+        collected (unmaps a page-locked frame: no array of it may be used
+        after)."""
         if self._cai is not None:
             address, self._cai = self._cai[0], None
+            _release(address)
+        if self._ai is not None:
+            address, self._ai = self._ai[0], None
             _release(address)
 
     def __del__(self):
@@ -459,47 +576,92 @@ class Frame(object):
 __all__.append("Frame")
 
 
+# DLPack's device types of CPU memory that buffer_from_dlpack takes.
+_DEVICES_HOST = (kDLCPU, kDLCUDAHost)
+
+
+def _take_dlpack(tensor, handle, host):
+    """The capsule of @tensor's ``__dlpack__``: DLPack 1.x where the
+    producer makes it, else 0.6; @handle is the stream for a CUDA tensor.
+    Whatever the producer raises becomes the refusal it is."""
+    kwargs = {} if host else {"stream": handle}
+    try:
+        try:
+            return tensor.__dlpack__(max_version=(1, 0), **kwargs)
+        except TypeError:
+            # A producer of DLPack 0.x (NumPy 1, CuPy 12): no max_version.
+            return tensor.__dlpack__(**kwargs)
+    except Exception as e:  # noqa: B902: any producer's refusal
+        _refuse(_ERROR_MEMORY, "the tensor's __dlpack__ refused: %s: %s"
+                % (type(e).__name__, e))
+
+
 def buffer_from_dlpack(tensor, caps, stream=None, context=None,
                        with_caps=False):
-    """A CUDA tensor (PyTorch, CuPy, any ``__dlpack__`` object, or a
-    "dltensor" capsule) as a ``Gst.Buffer`` of gst-pinned device memory,
+    """A tensor (PyTorch, CuPy, NumPy, any ``__dlpack__`` object, or a
+    "dltensor" or "dltensor_versioned" capsule) as a ``Gst.Buffer``
     without a copy: ``[H, W, C]`` (``[H, W]``) for a format of one plane,
     ``[C, H, W]`` for equal planes. ``caps`` names the format
     (``"video/x-raw,format=RGBA"``); width and height come from the shape.
 
-    ``stream`` is the producer's stream (default: PyTorch's current stream
-    for PyTorch tensors, else the legacy default stream): the buffer's
-    fence is recorded on it, so that the elements downstream wait for the
-    tensor's producer on the GPU. The tensor lives until the buffer's
-    memory is freed. With ``with_caps``, returns (buffer, caps), the caps
-    for appsrc. A tensor that does not fit the caps raises GLib.Error with
-    the reason."""
+    * A CUDA tensor becomes gst-pinned device memory (caps
+      ``memory:PinnedDevice``). ``stream`` is the producer's stream
+      (default: PyTorch's current stream for PyTorch tensors, else the
+      legacy default stream): the buffer's fence is recorded on it, so
+      that the elements downstream wait for the tensor's producer on the
+      GPU.
+    * A CPU tensor in page-locked memory (PyTorch's ``pin_memory()``,
+      cudaHostAlloc'ed or registered memory) becomes page-locked memory
+      that pinnedupload's copy engine reads directly, without staging; a
+      ``stream`` given is the one whose work wrote it (an asynchronous
+      copy into it), and the copy waits for it on the GPU.
+    * Another CPU tensor becomes system memory, which pinnedupload stages.
+
+    The tensor lives until the buffer's memory is freed: for a CPU tensor,
+    once the copies that read it are done; the application must not write
+    it before (drop its own references and let the deleter hand it back,
+    or wait for the frame downstream). With ``with_caps``, returns
+    (buffer, caps), the caps for appsrc. Every refusal (a tensor that does
+    not fit the caps, memory no copy can read) raises GLib.Error with the
+    reason."""
     Gst = _gst()[0]
     if isinstance(caps, str):
         caps = Gst.Caps.from_string(caps)
     handle = _stream_handle(stream)
-    if handle is None:
-        handle = _torch_stream(tensor) or _STREAM_LEGACY
+    host = False
     if hasattr(tensor, "__dlpack__"):
         # Asked before the export: producers refuse a stream for memory
-        # that is not a GPU's (PyTorch asserts, NumPy raises), which must
-        # reach the caller as the refusal it is.
+        # that is not a GPU's (PyTorch asserts, NumPy raises).
         device = _dlpack_device(tensor)
-        if device is not None and device[0] not in _DEVICES_CUDA:
+        if device is not None and device[0] not in _DEVICES_CUDA + \
+                _DEVICES_HOST:
             _refuse(_ERROR_MEMORY, "a tensor on DLPack device %s: "
-                    "buffer_from_dlpack takes CUDA device memory (copy it "
-                    "to the GPU first, or write it into the page-locked "
-                    "pool pinnedupload offers)" % _device_name(device))
-        capsule = tensor.__dlpack__(stream=handle)
+                    "buffer_from_dlpack takes CUDA device memory and CPU "
+                    "memory (copy it to either first)" % _device_name(device))
+        host = device is not None and device[0] in _DEVICES_HOST
+        if handle is None and not host:
+            handle = _torch_stream(tensor) or _STREAM_LEGACY
+        capsule = _take_dlpack(tensor, handle, host)
     else:
         capsule = tensor
-    if not _capi.PyCapsule_IsValid(id(capsule), _DLTENSOR):
+    flags = GstPinned.TensorFlags.NONE
+    name, used = _DLTENSOR, _USED_DLTENSOR
+    if _capi.PyCapsule_IsValid(id(capsule), _DLTENSOR_VERSIONED):
+        flags = GstPinned.TensorFlags.VERSIONED
+        name, used = _DLTENSOR_VERSIONED, _USED_DLTENSOR_VERSIONED
+    elif not _capi.PyCapsule_IsValid(id(capsule), _DLTENSOR):
         _refuse(_ERROR_LAYOUT, "not a DLPack tensor, or one already "
-                "consumed: %r" % (type(tensor),))
-    address = _capi.PyCapsule_GetPointer(id(capsule), _DLTENSOR)
+                "consumed: %r" % (type(tensor),), TypeError)
+    address = _capi.PyCapsule_GetPointer(id(capsule), name)
+    if handle is None and not hasattr(tensor, "__dlpack__"):
+        # A bare capsule: its device says whether a stream applies.
+        device = _dl_tensor(address, bool(flags)).device.device_type
+        if device not in _DEVICES_HOST:
+            handle = _STREAM_LEGACY
     # Ours from here: the capsule no longer runs the deleter.
-    _capi.PyCapsule_SetName(capsule, _USED_DLTENSOR)
-    buffer, out_caps = GstPinned.tensor_import(address, caps, context, handle)
+    _capi.PyCapsule_SetName(capsule, used)
+    buffer, out_caps = GstPinned.tensor_import_full(address, flags, caps,
+                                                    context, handle)
     return (buffer, out_caps) if with_caps else buffer
 
 
