@@ -241,9 +241,12 @@ gst_pinned_host_registry_classify (GstPinnedHostRegistry * registry,
   state = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (root), state_quark);
 
   if (state == NULL) {
-    /* First sight: ask CUDA, once in the memory's life. */
+    /* First sight: ask CUDA, once in the memory's life; both ends, since
+     * memory page-locked in part only cannot be copied as page-locked. */
     if (gst_pinned_cuda_result (cudaPointerGetAttributes (&attr, data), NULL)
-        && attr.type == cudaMemoryTypeHost) {
+        && attr.type == cudaMemoryTypeHost && size > 0 &&
+        gst_pinned_cuda_result (cudaPointerGetAttributes (&attr,
+                data + size - 1), NULL) && attr.type == cudaMemoryTypeHost) {
       state = (gpointer) state_foreign;
     } else {
       if (registry && policy == GST_PINNED_REGISTER_ALWAYS)

@@ -736,6 +736,23 @@ for locked in (True, False):
     for t in tensors:
         t.free()
 
+# A tensor whose first half only is page-locked (registered) cannot be read
+# as page-locked memory: it is staged, and every byte arrives.
+cudart.cudaHostRegister.argtypes = [c_p, ctypes.c_size_t, ctypes.c_uint]
+cudart.cudaHostUnregister.argtypes = [c_p]
+tensors = [CpuTensor(a, False) for a in frames[:1]]
+half = tensors[0].array.ctypes.data
+cuda(cudart.cudaHostRegister(half, tensors[0].size // 2, 0),
+     "cudaHostRegister")
+outs, stats, pushed = upload_cpu_tensors(tensors)
+check(not tensors[0].pinned_memory and stats.get_uint64("staged")[1] == 1,
+      "a CPU tensor page-locked in its first half only is staged")
+check(np.array_equal(outs[0][:frames[0].size].reshape(frames[0].shape),
+                     frames[0]), "the half page-locked tensor came out "
+      "bit-exact")
+cuda(cudart.cudaHostUnregister(half), "cudaHostUnregister")
+del tensors
+
 # NumPy's own arrays (DLPack 0.6 from NumPy 1, 1.x from NumPy 2): pageable.
 a = frames[0].copy()
 buffer = GstPinned.buffer_from_dlpack(a, "video/x-raw,format=RGBA")
