@@ -402,6 +402,68 @@ GST_START_TEST (test_export_host)
 
 GST_END_TEST;
 
+/* DLPack 1.0's versioned tensor, as dlpack.h of 1.x declares it (the
+ * header here may be 0.6's). */
+typedef struct TestVersioned
+{
+  struct
+  {
+    uint32_t major, minor;
+  } version;
+  void *manager_ctx;
+  void (*deleter) (struct TestVersioned * self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} TestVersioned;
+
+#define TEST_FLAG_READ_ONLY ((uint64_t) 1 << 0)
+
+/* GST_PINNED_TENSOR_FLAG_VERSIONED: a DLManagedTensorVersioned of DLPack
+ * 1.0 on the same memory, read-only unless exported for writing, released
+ * through its own deleter (gst_pinned_tensor_release_full()). */
+GST_START_TEST (test_export_versioned)
+{
+  PinnedTestDevice d;
+  GstVideoInfo info;
+  GstBuffer *buffer;
+  GError *error = NULL;
+  guint i, j;
+
+  pinned_test_device_init (&d);
+  for (i = 0; i < 2; i++) {
+    buffer = new_frame (i ? d.host : d.device, &info, GST_VIDEO_FORMAT_RGBA,
+        64, 8, 0);
+    for (j = 0; j < 2; j++) {
+      GstPinnedTensorFlags flags = GST_PINNED_TENSOR_FLAG_VERSIONED |
+          (j ? GST_PINNED_TENSOR_FLAG_WRITE : 0) |
+          (i ? GST_PINNED_TENSOR_FLAG_HOST_AS_CPU : 0);
+      TestVersioned *v;
+
+      v = gst_pinned_tensor_export_frame (buffer, &info, NULL, flags, &error);
+      fail_unless (v != NULL, "%s", error ? error->message : "");
+      fail_unless_equals_int (v->version.major, 1);
+      fail_unless_equals_int (v->version.minor, 0);
+      fail_unless (v->deleter != NULL && v->manager_ctx != NULL);
+      fail_unless_equals_int (!!(v->flags & TEST_FLAG_READ_ONLY), !j);
+      fail_unless_equals_int (v->dl_tensor.device.device_type,
+          i ? kDLCPU : kDLCUDA);
+      fail_unless (v->dl_tensor.data == mem_data (buffer));
+      fail_unless_equals_int (v->dl_tensor.ndim, 3);
+      fail_unless_equals_int64 (v->dl_tensor.shape[0], 8);
+      fail_unless_equals_int64 (v->dl_tensor.shape[1], 64);
+      fail_unless_equals_int64 (v->dl_tensor.shape[2], 4);
+      fail_unless_equals_int64 (v->dl_tensor.strides[0], info.stride[0]);
+      fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (buffer), 2);
+      gst_pinned_tensor_release_full (v, GST_PINNED_TENSOR_FLAG_VERSIONED);
+      fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (buffer), 1);
+    }
+    gst_buffer_unref (buffer);
+  }
+  pinned_test_device_clear (&d);
+}
+
+GST_END_TEST;
+
 /* A copy still reads a page-locked frame on the GPU (held back on its
  * stream) when a CPU consumer that writes exports it: the export waits for
  * that copy, so the copy takes the frame as it was and not the consumer's
@@ -1332,6 +1394,67 @@ GST_START_TEST (test_import_other_stream_reads_early)
 
 GST_END_TEST;
 
+/* A TestTensor as DLPack 1.0's versioned tensor: its own deleter runs
+ * the TestTensor's. */
+static void
+versioned_deleter (TestVersioned * v)
+{
+  TestTensor *t = v->manager_ctx;
+
+  g_free (v);
+  t->managed.deleter (&t->managed);
+}
+
+static TestVersioned *
+versioned_of (TestTensor * t, guint32 major)
+{
+  TestVersioned *v = g_new0 (TestVersioned, 1);
+
+  v->version.major = major;
+  v->manager_ctx = t;
+  v->deleter = versioned_deleter;
+  v->flags = TEST_FLAG_READ_ONLY;
+  v->dl_tensor = t->managed.dl_tensor;
+  return v;
+}
+
+/* gst_pinned_tensor_import_full() of a versioned tensor: taken as the
+ * 0.6 one is, its deleter run once the buffer goes; a major version of
+ * another layout refused, its deleter run at once. */
+GST_START_TEST (test_import_versioned)
+{
+  const int64_t hwc[3] = { 8, 16, 4 };
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA");
+  GstCaps *out_caps = NULL;
+  GError *error = NULL;
+  GstBuffer *buffer;
+  gint deleted = 0;
+  TestTensor *t;
+
+  t = new_tensor (3, hwc, NULL, 8, &deleted);
+  buffer = gst_pinned_tensor_import_full (versioned_of (t, 1),
+      GST_PINNED_TENSOR_FLAG_VERSIONED, caps, NULL, NULL, &out_caps, &error);
+  fail_unless (buffer != NULL, "%s", error ? error->message : "");
+  fail_unless (gst_is_pinned_device_memory (gst_buffer_peek_memory (buffer,
+              0)));
+  fail_unless_equals_int (deleted, 0);
+  gst_buffer_unref (buffer);
+  gst_caps_unref (out_caps);
+  wait_deleted (&deleted);
+  fail_unless_equals_int (deleted, 1);
+
+  t = new_tensor (3, hwc, NULL, 8, &deleted);
+  buffer = gst_pinned_tensor_import_full (versioned_of (t, 2),
+      GST_PINNED_TENSOR_FLAG_VERSIONED, caps, NULL, NULL, NULL, &error);
+  fail_unless (buffer == NULL);
+  fail_unless (error && strstr (error->message, "DLPack 2.0"));
+  g_clear_error (&error);
+  fail_unless_equals_int (deleted, 2);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 static void
 check_import_refused (TestTensor * t, gint * deleted, const gchar * caps_str,
     const gchar * phrase)
@@ -1688,6 +1811,7 @@ tensor_suite (void)
   tcase_add_test (tc, test_export_frame_shapes);
   tcase_add_test (tc, test_export_frame_stacked);
   tcase_add_test (tc, test_export_host);
+  tcase_add_test (tc, test_export_versioned);
   tcase_add_test (tc, test_cpu_writer_waits_for_copies);
   tcase_add_test (tc, test_cpu_reader_export_leaves_copies_running);
   tcase_add_test (tc, test_export_lifetime);
@@ -1709,6 +1833,7 @@ tensor_suite (void)
   tcase_add_test (tc, test_import_records_producer_fence);
   tcase_add_test (tc, test_import_other_stream_reads_early);
   tcase_add_test (tc, test_import_refusals);
+  tcase_add_test (tc, test_import_versioned);
   tcase_add_test (tc, test_import_byte_offset);
   tcase_add_test (tc, test_import_other_device);
   tcase_add_test (tc, test_export_import_round_trip);

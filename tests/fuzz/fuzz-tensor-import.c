@@ -18,8 +18,12 @@
  * a buffer of gst-pinned device memory that starts at data + byte_offset;
  * pinneddownload then brings the tensor's elements back where its
  * storage holds them, and refuses it with an element error where it does
- * not. The deleter runs exactly once, once the buffer is gone. Anything
- * else aborts (a crash, for libFuzzer). */
+ * not. A CPU tensor (kDLCPU, kDLCUDAHost) on device memory is refused; one
+ * whose extent page-locked memory holds is gst-pinned page-locked memory
+ * at data + byte_offset, any other system memory (a CPU tensor's pointer
+ * is the application's word: neither is read here). The deleter runs
+ * exactly once, once the buffer is gone. Anything else aborts (a crash,
+ * for libFuzzer). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -31,6 +35,7 @@
 #include <cuda_runtime_api.h>
 #include <dlpack/dlpack.h>
 
+#include <gst/pinned/gstpinnedhostmemory.h>
 #include <gst/pinned/gstpinnedtensor.h>
 #include "pinnedtest.h"
 
@@ -340,6 +345,7 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
   gboolean has_extent, small, holds, must;
   guint8 *bytes = NULL;
   gint device_now = 0;
+  gboolean cpu;
   guint v, d;
 
   v = take_u8 (&in);
@@ -443,6 +449,8 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
   t->managed.deleter = fuzz_deleter;
 
   caps = fuzz_caps (&in, dl);
+  cpu = dl->device.device_type == kDLCPU ||
+      dl->device.device_type == kDLCUDAHost;
   buffer = gst_pinned_tensor_import (&t->managed, caps, context, NULL,
       &out_caps, &error);
 
@@ -469,10 +477,33 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
       fprintf (stderr, "the deleter ran while the buffer lives\n");
       abort ();
     }
-    if (dl->device.device_type != kDLCUDA || !has_extent) {
+    if ((dl->device.device_type != kDLCUDA && !cpu) || !has_extent) {
       fprintf (stderr, "a tensor of device type %d or of no extent was "
           "taken\n", dl->device.device_type);
       abort ();
+    }
+    if (cpu) {
+      /* Page-locked where the allocation holds the extent from its
+       * start; never device memory. */
+      gboolean locked = t->storage == STORAGE_PAGE_LOCKED && small;
+
+      if (t->storage != STORAGE_PAGE_LOCKED && t->storage != STORAGE_NONE) {
+        fprintf (stderr, "a CPU tensor on device memory (storage %u) was "
+            "taken\n", t->storage);
+        abort ();
+      }
+      if (gst_buffer_n_memory (buffer) != 1 ||
+          gst_is_pinned_host_memory (mem) != locked ||
+          gst_is_pinned_device_memory (mem) ||
+          (locked && ((GstPinnedMemory *) mem)->data !=
+              (guint8 *) dl->data + dl->byte_offset) || mem->size != extent) {
+        fprintf (stderr, "a CPU tensor (storage %u) is not one %s memory "
+            "of its extent\n", t->storage, locked ? "page-locked" : "system");
+        abort ();
+      }
+      gst_buffer_unref (buffer);
+      wait_deleted (t);
+      goto done;
     }
     if (gst_buffer_n_memory (buffer) != 1 ||
         !gst_is_pinned_device_memory (mem) ||
