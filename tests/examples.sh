@@ -13,6 +13,8 @@ build=$2
 limit=10       # seconds; each takes well under one
 py=/usr/bin/python3
 export GI_TYPELIB_PATH=$build/src
+# The GstPinned override (GstPinned.Frame), as meson devenv finds it.
+export PYTHONPATH=$src/src/python${PYTHONPATH:+:$PYTHONPATH}
 export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$build/src"
 
 cases=(
@@ -23,6 +25,7 @@ cases=(
 examples=(
   "pinned-appsink|$build/examples/pinned-appsink 10"
   "pinned-frames.py|$py $src/examples/pinned-frames.py 3"
+  "pinned-appsrc.py|$py $src/examples/pinned-appsrc.py --frames 3 --width 640 --height 480"
   "demo.sh|env GST_PINNED_BUILD_DIR=$build bash $src/examples/demo.sh"
 )
 
