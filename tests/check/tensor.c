@@ -1285,6 +1285,119 @@ GST_START_TEST (test_import_released_without_wait)
 
 GST_END_TEST;
 
+enum
+{
+  CPU_LOCKED,                   /* cudaHostAlloc'ed, as pin_memory() */
+  CPU_HALF_LOCKED,              /* registered in its first half only */
+  CPU_PAGEABLE
+};
+
+/* A kDLCPU tensor of @kind through pinnedupload: page-locked, it is
+ * gst-pinned page-locked memory the copy reads directly (nothing staged)
+ * and goes back once that copy, held back, is done; page-locked in part
+ * only, or pageable, it is system memory the upload stages. Every byte
+ * arrives. */
+static void
+upload_cpu_tensor (guint kind)
+{
+  const int64_t shape[3] = { 8, 256, 4 };
+  const gsize size = 8 * 256 * 4;
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA");
+  GstCaps *out_caps = NULL;
+  GError *error = NULL;
+  GstHarness *h;
+  GstBuffer *buffer, *out;
+  GstMemory *mem;
+  GstMapInfo map;
+  GstVideoInfo info;
+  gint deleted = 0;
+  TestTensor *t;
+  guint8 *data;
+  gsize i;
+
+  if (kind == CPU_LOCKED)
+    fail_unless (cudaHostAlloc ((gpointer *) & data, size, 0) == 0);
+  else
+    fail_unless (posix_memalign ((gpointer *) & data, 4096, size) == 0);
+  if (kind == CPU_HALF_LOCKED)
+    fail_unless (cudaHostRegister (data, size / 2, 0) == 0);
+  for (i = 0; i < size; i++)
+    data[i] = i * 7 + kind;
+
+  t = new_tensor (3, shape, NULL, 8, &deleted);
+  fail_unless (cudaFree (t->managed.dl_tensor.data) == 0);
+  t->keep_data = TRUE;
+  t->managed.dl_tensor.data = data;
+  t->managed.dl_tensor.device.device_type = kDLCPU;
+  buffer = gst_pinned_tensor_import (&t->managed, caps, NULL, NULL,
+      &out_caps, &error);
+  fail_unless (buffer != NULL, "%s", error ? error->message : "");
+  mem = gst_buffer_peek_memory (buffer, 0);
+  fail_unless_equals_int (gst_is_pinned_host_memory (mem), kind == CPU_LOCKED);
+  fail_unless (kind == CPU_LOCKED || !gst_is_pinned_memory (mem),
+      "a CPU tensor page-locked %s was taken as page-locked memory",
+      kind == CPU_HALF_LOCKED ? "in its first half only" : "nowhere");
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ | GST_MAP_PINNED_GPU));
+  fail_unless (map.data == data && map.size == size);
+  gst_memory_unmap (mem, &map);
+  fail_if (gst_caps_features_contains (gst_caps_get_features (out_caps, 0),
+          GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE));
+  fail_unless (gst_video_info_from_caps (&info, out_caps));
+
+  h = gst_harness_new ("pinnedupload");
+  gst_harness_set_caps (h, out_caps, pinned_test_device_caps (&info));
+  if (kind == CPU_LOCKED)
+    fail_unless (pinned_test_set_copy_delay (DELAY_MS));
+  fail_unless_equals_int (gst_harness_push (h, buffer), GST_FLOW_OK);
+  if (kind == CPU_LOCKED) {
+    /* The copy still reads it: the tensor is not given back yet. */
+    fail_unless_equals_int (g_atomic_int_get (&deleted), 0);
+  }
+  out = gst_harness_pull (h);
+  pinned_test_set_copy_delay (0);
+  fail_unless_equals_uint64 (pinned_test_stat (h->element, "staged"),
+      kind == CPU_LOCKED ? 0 : 1);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless (memcmp (map.data, data, size) == 0,
+      "the frame of the CPU tensor did not arrive as it was");
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  wait_deleted (&deleted);
+  fail_unless_equals_int (deleted, 1);
+  gst_harness_teardown (h);
+
+  if (kind == CPU_HALF_LOCKED)
+    fail_unless (cudaHostUnregister (data) == 0);
+  if (kind == CPU_LOCKED)
+    fail_unless (cudaFreeHost (data) == 0);
+  else
+    free (data);
+  gst_caps_unref (caps);
+}
+
+GST_START_TEST (test_import_cpu_page_locked)
+{
+  if (pinned_test_is_fake ())
+    upload_cpu_tensor (CPU_LOCKED);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_import_cpu_half_page_locked)
+{
+  if (pinned_test_is_fake ())
+    upload_cpu_tensor (CPU_HALF_LOCKED);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_import_cpu_pageable)
+{
+  upload_cpu_tensor (CPU_PAGEABLE);
+}
+
+GST_END_TEST;
+
 /* An import into the application's context holds it while the buffer
  * lives, and not after: no cycle through its allocator. */
 GST_START_TEST (test_import_context_lifetime)
@@ -1834,6 +1947,9 @@ tensor_suite (void)
   tcase_add_test (tc, test_import_other_stream_reads_early);
   tcase_add_test (tc, test_import_refusals);
   tcase_add_test (tc, test_import_versioned);
+  tcase_add_test (tc, test_import_cpu_page_locked);
+  tcase_add_test (tc, test_import_cpu_half_page_locked);
+  tcase_add_test (tc, test_import_cpu_pageable);
   tcase_add_test (tc, test_import_byte_offset);
   tcase_add_test (tc, test_import_other_device);
   tcase_add_test (tc, test_export_import_round_trip);
