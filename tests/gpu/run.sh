@@ -96,6 +96,10 @@
 #                (--bind-streams), a hardware queue a stream
 #                (CUDA_DEVICE_MAX_CONNECTIONS=32)
 #   tensor-bench tests/bench/tensor.py: rows tensor-in and tensor-out
+#   python-sources  tests/bench/python-sources.py: frames from a Python
+#                app at 4K and 1080p RGBA: new_wrapped bytes (cudaupload,
+#                pinnedupload), np.copyto into the offered pool's view, the
+#                copy alone, pinned torch tensors against torch's H2D rate
 #   tensor-sanitizer  tests/gpu/tensor.py (its frames: $TENSOR_FRAMES, 4)
 #                under compute-sanitizer memcheck, then racecheck
 #   (default: device suite sanitizer inspect)
@@ -773,6 +777,16 @@ PY
       GST_PINNED_STAGING=wait python3 tests/bench/fresh.py build \
         --uploads pinnedupload >> "$OUT/fresh-python.log" 2>&1
       cat "$OUT/fresh-python.log"
+      ;;
+    python-sources)
+      # Frames from a Python app (tests/bench/python-sources.py): new_wrapped
+      # bytes into cudaupload / pinnedupload round trips, np.copyto into the
+      # offered pool's writable view, np.copyto alone, pinned torch tensors
+      # through buffer_from_dlpack against torch's own H2D rate; needs
+      # PyGObject and NumPy (.pygkit/env.sh), torch for the last rows.
+      python3 tests/bench/python-sources.py build > "$OUT/python-sources.log" 2>&1
+      summary+=("python-sources: rc $? $(grep -c "target met" "$OUT/python-sources.log") targets met, $(grep -c "target MISSED" "$OUT/python-sources.log") missed")
+      cat "$OUT/python-sources.log"
       ;;
     tensor-sanitizer)
       for tool in memcheck racecheck; do
