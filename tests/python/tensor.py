@@ -850,7 +850,6 @@ for what, call, words, also in refusals:
     except Exception as e:  # noqa: B902: the defect this checks for
         check(False, "%s refused with %s, not GLib.Error: %s"
               % (what, type(e).__name__, e))
-del host_sample
 
 cuda(cudart.cudaStreamDestroy(stream), "cudaStreamDestroy")
 if failures:
