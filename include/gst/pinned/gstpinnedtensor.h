@@ -33,8 +33,10 @@ G_BEGIN_DECLS
  *   release becomes the frame's writer
  * @GST_PINNED_TENSOR_FLAG_HOST_AS_CPU: page-locked host memory is exported
  *   as `kDLCPU` rather than `kDLCUDAHost`, for a consumer on the CPU (NumPy):
- *   the export waits on the host for the frame's writer, and no fence is
- *   recorded at release
+ *   the tensor holds the memory mapped until its release (for writing with
+ *   %GST_PINNED_TENSOR_FLAG_WRITE), which waits on the host for the frame's
+ *   writer (and with WRITE for its readers), and no fence is recorded at
+ *   release
  * @GST_PINNED_TENSOR_FLAG_VERSIONED: the tensor is a
  *   `DLManagedTensorVersioned *` of DLPack 1.x (the layout of DLPack 1.0,
  *   whichever dlpack.h the library was built with), whose flags say
