@@ -24,7 +24,8 @@ G_BEGIN_DECLS
  * layout, which DLPack 1.0 fixed for every later 1.x (Debian 12 ships the
  * 0.6 header), so that every build exports and imports it. */
 #if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
-typedef DLManagedTensorVersioned GstPinnedDLVersioned;
+/* The struct's tag: 1.0's header declares no typedef of it. */
+typedef struct DLManagedTensorVersioned GstPinnedDLVersioned;
 #define GST_PINNED_DLPACK_FLAG_READ_ONLY DLPACK_FLAG_BITMASK_READ_ONLY
 #else
 typedef struct GstPinnedDLVersioned
