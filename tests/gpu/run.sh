@@ -648,9 +648,8 @@ PY
       fi
       ;;
     batch)
-      meson test -C build --suite gpu batcher --print-errorlogs \
-        > "$OUT/batch.log" 2>&1
-      summary+=("batch: suite rc $? $(grep -E '^ *[0-9]+/[0-9]+ ' "$OUT/batch.log" | tail -1)")
+      gpu_test batcher > "$OUT/batch.log" 2>&1
+      summary+=("batch: batcher rc $? $(grep -E '^[0-9]+%: Checks' "$OUT/batch.log" | tail -1)")
       python3 tests/python/batch.py build >> "$OUT/batch.log" 2>&1
       summary+=("batch: python rc $? $(tail -1 "$OUT/batch.log")")
       ;;
