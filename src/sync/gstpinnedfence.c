@@ -30,8 +30,10 @@
  * also means that the earlier work succeeded.
  */
 
-/* This file: the fence object, its event pool and the per-stream tracks.
- * How a host waits for one is gstpinnedfencewait.c. */
+/* This file: the fence object, its event pool, the per-stream tracks, the
+ * kind of event (polled or blocking-sync) and the process's count of host
+ * waits. How the host or another stream waits for one is
+ * gstpinnedfencewait.c. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -62,6 +64,41 @@ typedef struct _GstPinnedFencePool
 } FencePool;
 
 GST_DEFINE_MINI_OBJECT_TYPE (GstPinnedFence, gst_pinned_fence);
+
+/* How a host waits for a fence. By default the events are plain ones and
+ * the host asks (cudaEventQuery) and sleeps between asks, 2 us at first,
+ * doubling to 64 us (or a sixteenth of the wait so far). Blocking-sync
+ * events (cudaEventSynchronize sleeps until CUDA's event handler thread
+ * wakes it) cost that thread 20 to 45 us of CPU per frame and wake the
+ * waiter late: on an H200, NV12 1920x1080 up and back ran at 0.77-0.96 of
+ * the link with 45-76 us of CPU per frame, and at 1.01 with 29 us asking
+ * (docs/performance.md). GST_PINNED_FENCE_WAIT=block brings blocking-sync
+ * events back, for comparison. */
+enum
+{
+  WAIT_POLL,
+  WAIT_BLOCK,
+};
+
+static gsize
+parse_wait_mode (const gchar * value)
+{
+  return g_strcmp0 (value, "block") == 0 ? WAIT_BLOCK : WAIT_POLL;
+}
+
+static gint
+wait_mode (void)
+{
+  static gsize mode = 0;
+
+  return gst_pinned_env_once (&mode, "GST_PINNED_FENCE_WAIT", parse_wait_mode);
+}
+
+gboolean
+gst_pinned_fence_blocking_sync (void)
+{
+  return wait_mode () == WAIT_BLOCK;
+}
 
 static void
 fence_pool_clear (FencePool * pool)
@@ -268,7 +305,7 @@ fence_acquire (GstPinnedContext * context, GError ** error)
     if (!gst_pinned_context_push (context, error))
       return NULL;
     ok = gst_pinned_cuda_result (cudaEventCreateWithFlags (&event,
-            cudaEventDisableTiming | (gst_pinned_fence_wait_blocks ()?
+            cudaEventDisableTiming | (gst_pinned_fence_blocking_sync ()?
                 cudaEventBlockingSync : 0)), error);
     gst_pinned_context_pop (context);
     if (!ok)
@@ -431,44 +468,47 @@ gst_pinned_fence_is_signaled (GstPinnedFence * fence)
   return signaled;
 }
 
+/* The process's host waits (gstpinnedfencewait.c counts each), with the
+ * questions they asked (atomic): the waits outside the elements too (a
+ * source's pool acquire, an application's map). */
+static guint64 process_waits;
+static guint64 process_questions;
+static guint64 process_wait_ns;
+
+void
+gst_pinned_fence_count_host_wait (guint questions, guint64 ns)
+{
+  __atomic_add_fetch (&process_waits, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&process_questions, questions, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&process_wait_ns, ns, __ATOMIC_RELAXED);
+}
+
 /**
- * gst_pinned_fence_wait_on_stream:
- * @fence: a #GstPinnedFence
- * @stream: a #GstPinnedStream
- * @error: (out) (optional): where to describe a failure
+ * gst_pinned_fence_get_host_waits:
+ * @waits: (out) (optional): how many times a host thread waited for GPU work
+ * @questions: (out) (optional): how many times those waits asked the
+ *   driver whether the work was done (each after a sleep)
+ * @ns: (out) (optional): how long they waited in all, in nanoseconds
  *
- * Makes the work enqueued on @stream after this call wait for @fence. The
- * host does not wait.
- *
- * Returns: %TRUE on success
+ * The host waits for fences of this process so far, in every thread: the
+ * elements' (their `stats` count their own), a source's taking a buffer
+ * from a pool whose copy still reads it, an application's CPU map. A wait
+ * sleeps and asks, so each question costs the host a wake-up and a driver
+ * call: with many streams that is where much of the CPU goes
+ * (docs/performance.md).
  *
  * Since: 0.1
  */
-gboolean
-gst_pinned_fence_wait_on_stream (GstPinnedFence * fence,
-    GstPinnedStream * stream, GError ** error)
+void
+gst_pinned_fence_get_host_waits (guint64 * waits, guint64 * questions,
+    guint64 * ns)
 {
-  g_return_val_if_fail (fence != NULL, FALSE);
-  g_return_val_if_fail (stream != NULL, FALSE);
-
-  gst_pinned_fence_init_debug ();
-
-  /* Work already ordered on the same stream, or seen signaled, needs no
-   * wait; nor does a fence behind one of its stream that @stream already
-   * waits for (the frames of a batch share one fence). */
-  if (fence->stream_id == gst_pinned_stream_get_id (stream) ||
-      gst_pinned_fence_known_signaled (fence))
-    return TRUE;
-  if (fence->track && gst_pinned_stream_has_waited (stream, fence->stream_id,
-          fence->seq))
-    return TRUE;
-
-  if (!gst_pinned_cuda_result (cudaStreamWaitEvent
-          (gst_pinned_stream_get_cuda_stream (stream), fence->event, 0), error))
-    return FALSE;
-  if (fence->track)
-    gst_pinned_stream_set_waited (stream, fence->stream_id, fence->seq);
-  return TRUE;
+  if (waits)
+    *waits = __atomic_load_n (&process_waits, __ATOMIC_RELAXED);
+  if (questions)
+    *questions = __atomic_load_n (&process_questions, __ATOMIC_RELAXED);
+  if (ns)
+    *ns = __atomic_load_n (&process_wait_ns, __ATOMIC_RELAXED);
 }
 
 /**

@@ -107,10 +107,15 @@ gboolean             gst_pinned_fence_take_result   (GstPinnedFence * fence,
                                                      cudaError_t result,
                                                      GError ** error);
 
-/* Whether events are made blocking-sync (GST_PINNED_FENCE_WAIT=block; see
- * gstpinnedfencewait.c). */
+/* Whether events are made blocking-sync (GST_PINNED_FENCE_WAIT=block):
+ * then a host wait sleeps in cudaEventSynchronize(), else it polls. */
 G_GNUC_INTERNAL
-gboolean             gst_pinned_fence_wait_blocks   (void);
+gboolean             gst_pinned_fence_blocking_sync (void);
+
+/* Counts a host wait of the process that asked @questions and took @ns. */
+G_GNUC_INTERNAL
+void                 gst_pinned_fence_count_host_wait (guint questions,
+                                                       guint64 ns);
 
 /* Whether the host knows that @fence's work signaled without error: it
  * saw that, or saw a later fence of the stream signal. No driver call. */

@@ -7,7 +7,8 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* How a host waits for a fence: the poll (it asks and sleeps, never
+/* How a host waits for a fence, and another stream (no host wait, the
+ * stream waits on the GPU): the poll (it asks and sleeps, never
  * spins), the pool gate (it waits for a later fence of the stream where it
  * must wait at all), the pace (a stream runs at most a few fences ahead of
  * the host), the turn (a stream that shares its copy engine lets its queue
@@ -28,21 +29,6 @@
 
 #define GST_CAT_DEFAULT gst_pinned_fence_debug
 
-/* How a host waits for a fence. By default the events are plain ones and
- * the host asks (cudaEventQuery) and sleeps between asks, 2 us at first,
- * doubling to 64 us (or a sixteenth of the wait so far). Blocking-sync
- * events (cudaEventSynchronize sleeps until CUDA's event handler thread
- * wakes it) cost that thread 20 to 45 us of CPU per frame and wake the
- * waiter late: on an H200, NV12 1920x1080 up and back ran at 0.77-0.96 of
- * the link with 45-76 us of CPU per frame, and at 1.01 with 29 us asking
- * (docs/performance.md). GST_PINNED_FENCE_WAIT=block brings blocking-sync
- * events back, for comparison. */
-enum
-{
-  WAIT_POLL,
-  WAIT_BLOCK,
-};
-
 #define POLL_FIRST_US 2
 #define POLL_MAX_US 64
 /* A long wait asks less often: late by a sixteenth of its length at most
@@ -54,26 +40,6 @@ enum
  * 10 ms asked 20 times each (docs/performance.md).
  * GST_PINNED_SHARED_TAIL sets it, for measurements. */
 #define DEFAULT_SHARED_TAIL 2
-
-static gsize
-parse_wait_mode (const gchar * value)
-{
-  return g_strcmp0 (value, "block") == 0 ? WAIT_BLOCK : WAIT_POLL;
-}
-
-static gint
-wait_mode (void)
-{
-  static gsize mode = 0;
-
-  return gst_pinned_env_once (&mode, "GST_PINNED_FENCE_WAIT", parse_wait_mode);
-}
-
-gboolean
-gst_pinned_fence_wait_blocks (void)
-{
-  return wait_mode () == WAIT_BLOCK;
-}
 
 static gsize
 parse_shared_tail (const gchar * value)
@@ -98,13 +64,6 @@ poll_tail (GstPinnedFence * fence)
 /* The host waits of each thread, counted where they all happen, for the
  * elements' statistics: one thread's own, so no lock or atomics. */
 static _Thread_local GstPinnedThreadWaits thread_waits;
-
-/* And the process's, with the questions they asked (atomic): the waits
- * outside the elements too (a source's pool acquire, an application's
- * map). */
-static guint64 process_waits;
-static guint64 process_questions;
-static guint64 process_wait_ns;
 
 /* A sleep of 2 us takes 50 to 60 us where the thread's timer slack is the
  * kernel's default (50 us), about a frame's copy at 1080p: a gate that
@@ -145,7 +104,7 @@ wait_running (GstPinnedFence * fence, gulong first_us, gulong step_us,
 
   GST_TRACE ("host wait on event %p", fence->event);
   start = gst_util_get_timestamp ();
-  if (wait_mode () == WAIT_POLL) {
+  if (!gst_pinned_fence_blocking_sync ()) {
     gulong sleep_us = MAX (first_us, POLL_FIRST_US);
 
     if (precise)
@@ -171,9 +130,7 @@ wait_running (GstPinnedFence * fence, gulong first_us, gulong step_us,
   thread_waits.waits++;
   thread_waits.questions += n;
   thread_waits.ns += took;
-  __atomic_add_fetch (&process_waits, 1, __ATOMIC_RELAXED);
-  __atomic_add_fetch (&process_questions, n, __ATOMIC_RELAXED);
-  __atomic_add_fetch (&process_wait_ns, took, __ATOMIC_RELAXED);
+  gst_pinned_fence_count_host_wait (n, took);
   if (questions)
     *questions = n;
   if (took_us)
@@ -212,6 +169,46 @@ gst_pinned_fence_wait (GstPinnedFence * fence, GError ** error)
 
   return wait_running (fence, POLL_FIRST_US, 2 * POLL_FIRST_US, FALSE, NULL,
       NULL, error);
+}
+
+/**
+ * gst_pinned_fence_wait_on_stream:
+ * @fence: a #GstPinnedFence
+ * @stream: a #GstPinnedStream
+ * @error: (out) (optional): where to describe a failure
+ *
+ * Makes the work enqueued on @stream after this call wait for @fence. The
+ * host does not wait.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_fence_wait_on_stream (GstPinnedFence * fence,
+    GstPinnedStream * stream, GError ** error)
+{
+  g_return_val_if_fail (fence != NULL, FALSE);
+  g_return_val_if_fail (stream != NULL, FALSE);
+
+  gst_pinned_fence_init_debug ();
+
+  /* Work already ordered on the same stream, or seen signaled, needs no
+   * wait; nor does a fence behind one of its stream that @stream already
+   * waits for (the frames of a batch share one fence). */
+  if (fence->stream_id == gst_pinned_stream_get_id (stream) ||
+      gst_pinned_fence_known_signaled (fence))
+    return TRUE;
+  if (fence->track && gst_pinned_stream_has_waited (stream, fence->stream_id,
+          fence->seq))
+    return TRUE;
+
+  if (!gst_pinned_cuda_result (cudaStreamWaitEvent
+          (gst_pinned_stream_get_cuda_stream (stream), fence->event, 0), error))
+    return FALSE;
+  if (fence->track)
+    gst_pinned_stream_set_waited (stream, fence->stream_id, fence->seq);
+  return TRUE;
 }
 
 /* How many of a stream's newest fences a gate leaves running: the GPU's
@@ -512,34 +509,6 @@ gst_pinned_fence_wait_turn (GstPinnedStream * stream, gboolean shared,
   __atomic_store_n (&track->turn_seq, last, __ATOMIC_RELAXED);
   gst_pinned_fence_unref (newest);
   return ok;
-}
-
-/**
- * gst_pinned_fence_get_host_waits:
- * @waits: (out) (optional): how many times a host thread waited for GPU work
- * @questions: (out) (optional): how many times those waits asked the
- *   driver whether the work was done (each after a sleep)
- * @ns: (out) (optional): how long they waited in all, in nanoseconds
- *
- * The host waits for fences of this process so far, in every thread: the
- * elements' (their `stats` count their own), a source's taking a buffer
- * from a pool whose copy still reads it, an application's CPU map. A wait
- * sleeps and asks, so each question costs the host a wake-up and a driver
- * call: with many streams that is where much of the CPU goes
- * (docs/performance.md).
- *
- * Since: 0.1
- */
-void
-gst_pinned_fence_get_host_waits (guint64 * waits, guint64 * questions,
-    guint64 * ns)
-{
-  if (waits)
-    *waits = __atomic_load_n (&process_waits, __ATOMIC_RELAXED);
-  if (questions)
-    *questions = __atomic_load_n (&process_questions, __ATOMIC_RELAXED);
-  if (ns)
-    *ns = __atomic_load_n (&process_wait_ns, __ATOMIC_RELAXED);
 }
 
 void
