@@ -264,7 +264,7 @@ gst_pinned_base_transform_generate_output (GstBaseTransform * trans,
     return GST_FLOW_OK;
   }
 
-  gst_pinned_fence_get_thread_waits (&waits);
+  gst_pinned_fence_wait_get_thread_waits (&waits);
   /* GstBaseTransform's, the parent class's */
   ret = GST_BASE_TRANSFORM_CLASS (g_type_class_peek
       (GST_TYPE_BASE_TRANSFORM))->generate_output (trans, outbuf);

@@ -492,8 +492,7 @@ run_filter (GstPinnedFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
   gst_video_frame_unmap (&in_frame);
 
   if (ok) {
-    GstPinnedFence *fence =
-        gst_pinned_stream_record_fence_current (stream, &error);
+    GstPinnedFence *fence = gst_pinned_fence_record_current (stream, &error);
 
     ok = fence != NULL;
     if (ok) {

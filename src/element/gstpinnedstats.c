@@ -237,7 +237,7 @@ gst_pinned_stats_add_waits (GstPinnedStats * stats,
 {
   GstPinnedThreadWaits now;
 
-  gst_pinned_fence_get_thread_waits (&now);
+  gst_pinned_fence_wait_get_thread_waits (&now);
   if (now.waits != before->waits) {
     GST_PINNED_STAT_ADD (stats->host_waits, now.waits - before->waits);
     GST_PINNED_STAT_ADD (stats->host_wait_questions,

@@ -31,7 +31,7 @@ void                 gst_pinned_memory_wait_for_reuse (GstPinnedMemory * mem);
 
 /* For a GPU writer about to reuse @mem on the stream that last wrote it:
  * no wait for that write, but that stream kept from running far ahead of
- * the host (gst_pinned_fence_pace()). */
+ * the host (gst_pinned_fence_wait_pace()). */
 G_GNUC_INTERNAL
 void                 gst_pinned_memory_pace_writer (GstPinnedMemory * mem);
 

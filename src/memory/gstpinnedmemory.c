@@ -340,7 +340,7 @@ gst_pinned_memory_pace_writer (GstPinnedMemory * mem)
   GstPinnedFence *writer = gst_pinned_memory_get_write_fence (mem);
 
   if (writer) {
-    gst_pinned_fence_pace (writer, NULL);
+    gst_pinned_fence_wait_pace (writer, NULL);
     gst_pinned_fence_unref (writer);
   }
 }

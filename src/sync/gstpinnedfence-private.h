@@ -20,9 +20,8 @@ G_BEGIN_DECLS
  * context current (gst_pinned_context_push()): the copy paths record
  * inside their own push, a driver call pair less per copy. */
 G_GNUC_INTERNAL
-GstPinnedFence      *gst_pinned_stream_record_fence_current
-                                                    (GstPinnedStream * stream,
-                                                     GError ** error);
+GstPinnedFence      *gst_pinned_fence_record_current (GstPinnedStream * stream,
+                                                      GError ** error);
 
 /* Marks @fence as recorded after a batch of frames: the pool gate waits
  * for it as for a later fence where it is itself the newest. */
@@ -53,7 +52,7 @@ gboolean             gst_pinned_fence_wait_gate     (GstPinnedFence * fence,
  * the host: waits, as a gate does, for its fence that many before its
  * newest, unless that one is known signaled. */
 G_GNUC_INTERNAL
-gboolean             gst_pinned_fence_pace          (GstPinnedFence * fence,
+gboolean             gst_pinned_fence_wait_pace     (GstPinnedFence * fence,
                                                      GError ** error);
 
 /* Before each copy of a frame of @frame_bytes between host and device:
@@ -80,7 +79,7 @@ typedef struct
 } GstPinnedThreadWaits;
 
 G_GNUC_INTERNAL
-void                 gst_pinned_fence_get_thread_waits
+void                 gst_pinned_fence_wait_get_thread_waits
                                          (GstPinnedThreadWaits * waits);
 
 G_END_DECLS

@@ -350,15 +350,14 @@ gst_pinned_stream_record_fence (GstPinnedStream * stream, GError ** error)
   context = gst_pinned_stream_get_context (stream);
   if (!gst_pinned_context_push (context, error))
     return NULL;
-  fence = gst_pinned_stream_record_fence_current (stream, error);
+  fence = gst_pinned_fence_record_current (stream, error);
   gst_pinned_context_pop (context);
 
   return fence;
 }
 
 GstPinnedFence *
-gst_pinned_stream_record_fence_current (GstPinnedStream * stream,
-    GError ** error)
+gst_pinned_fence_record_current (GstPinnedStream * stream, GError ** error)
 {
   GstPinnedFenceTrack *track;
   GstPinnedFence *fence, *old = NULL;

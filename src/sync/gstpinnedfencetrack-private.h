@@ -61,7 +61,8 @@ struct _GstPinnedFenceTrack
    * while the other streams keep the engine busy. */
   gint shared;
   /* Atomic: how far from the newest the pace asks, where the stream's work
-   * keeps up with the host; 0 where it runs ahead (gst_pinned_fence_pace()).
+   * keeps up with the host; 0 where it runs ahead
+   * (gst_pinned_fence_wait_pace()).
    * A hint: a racing update costs a question at most. */
   guint pace_look;
   /* Atomic: the newest fence when the stream's queue was last seen empty

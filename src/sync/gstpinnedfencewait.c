@@ -361,7 +361,7 @@ gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
 #define PACE_LOOK_MAX (PACE_AHEAD - 2)
 
 gboolean
-gst_pinned_fence_pace (GstPinnedFence * fence, GError ** error)
+gst_pinned_fence_wait_pace (GstPinnedFence * fence, GError ** error)
 {
   GstPinnedFenceTrack *track = fence->track;
   GstPinnedFence *behind = NULL, *look = NULL;
@@ -512,7 +512,7 @@ gst_pinned_fence_wait_turn (GstPinnedStream * stream, gboolean shared,
 }
 
 void
-gst_pinned_fence_get_thread_waits (GstPinnedThreadWaits * waits)
+gst_pinned_fence_wait_get_thread_waits (GstPinnedThreadWaits * waits)
 {
   *waits = thread_waits;
 }

@@ -155,7 +155,7 @@ copy_2d_staged_out (GstPinnedTransferState * t, guint8 * d, gsize dpitch,
   if (!gst_pinned_cuda_result (cudaMemcpy2DAsync (staging, dpitch, s, spitch,
               width, rows, cudaMemcpyDeviceToHost, t->handle), error))
     return FALSE;
-  fence = gst_pinned_stream_record_fence_current (t->stream, error);
+  fence = gst_pinned_fence_record_current (t->stream, error);
   if (fence == NULL)
     return FALSE;
   ok = gst_pinned_fence_wait (fence, error);
@@ -347,14 +347,13 @@ transfer_frame (GstPinnedStream * stream, const GstVideoInfo * info,
         error);
 
   if (ok) {
-    ok = (fence = gst_pinned_stream_record_fence_current (stream, error)) !=
-        NULL;
+    ok = (fence = gst_pinned_fence_record_current (stream, error)) != NULL;
   } else {
     /* Copies of the frame may be enqueued before the one that failed:
      * the buffers and the staging are fenced by them all the same, so
      * that no one frees or rewrites them under a copy still running, and
      * memory without our fences is waited for here. */
-    fence = gst_pinned_stream_record_fence_current (stream, NULL);
+    fence = gst_pinned_fence_record_current (stream, NULL);
     if (fence && (t.in.foreign || t.out.foreign))
       gst_pinned_fence_wait (fence, NULL);
   }

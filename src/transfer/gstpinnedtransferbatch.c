@@ -363,8 +363,7 @@ gst_pinned_transfer_batch_flush (GstPinnedTransferBatch * batch,
     ok = gst_pinned_cuda_result (cudaEventRecord (report->end, handle), error);
 
   if (ok)
-    ok = (fence = gst_pinned_stream_record_fence_current (stream, error)) !=
-        NULL;
+    ok = (fence = gst_pinned_fence_record_current (stream, error)) != NULL;
 
   if (ok) {
     if (batch->dsts->len > 1)
