@@ -284,8 +284,8 @@ gst_pinned_transfer_enqueue_copy (GstPinnedTransferState * t, guint8 * d,
 
   if (len == 0)
     return TRUE;
-  if (t->batch) {
-    gst_pinned_transfer_batch_note (t->batch, d, s, len, kind);
+  if (t->copies) {
+    gst_pinned_copy_list_note (t->copies, d, s, len, kind);
     return TRUE;
   }
   return gst_pinned_cuda_result (cudaMemcpyAsync (d, s, len, kind, t->handle),

@@ -248,8 +248,7 @@ copy_planes (GstPinnedTransferState * t, GError ** error)
 gboolean
 gst_pinned_transfer_begin (GstPinnedTransferState * t, GstPinnedStream * stream,
     const GstVideoInfo * info, GstBuffer * src, GstBuffer * dst,
-    GstPinnedPageable * pageable, GstPinnedTransferBatch * batch,
-    GError ** error)
+    GstPinnedPageable * pageable, GstPinnedCopyList * copies, GError ** error)
 {
   GstPinnedContext *context = gst_pinned_stream_get_context (stream);
 
@@ -258,7 +257,7 @@ gst_pinned_transfer_begin (GstPinnedTransferState * t, GstPinnedStream * stream,
   t->stager = NULL;
   t->report = NULL;
   t->bytes = 0;
-  t->batch = batch;
+  t->copies = copies;
   t->stream = stream;
   t->handle = gst_pinned_stream_get_cuda_stream (stream);
   t->info = info;

@@ -9,13 +9,15 @@
 
 /* The state of one frame's copies, for the transfer's own files only:
  * gstpinnedtransfer.c (one frame), gstpinnedmemorykind.c (the kinds of
- * memory it meets) and gstpinnedtransferbatch.c (frames copied together).
+ * memory it meets), gstpinnedcopylist.c (copies noted for one call) and
+ * gstpinnedtransferbatch.c (frames copied together).
  * The rest of the library goes through gstpinnedtransfer-private.h. */
 
 #pragma once
 
 #include "transfer/gstpinnedtransfer-private.h"
 #include "sync/gstpinnedfence-private.h"
+#include "transfer/gstpinnedcopylist-private.h"
 
 G_BEGIN_DECLS
 
@@ -63,8 +65,8 @@ struct _GstPinnedTransferState
   GstPinnedStager *stager;      /* once staging is reserved */
   GstPinnedTransferReport *report;      /* nullable */
   guint64 bytes;
-  /* Set: the copies are noted there, not enqueued. */
-  GstPinnedTransferBatch *batch;
+  /* Set: the copies are noted there (a batch's), not enqueued. */
+  GstPinnedCopyList *copies;
   GstPinnedTransferSide in, out;
 };
 
@@ -186,7 +188,7 @@ gboolean gst_pinned_transfer_begin        (GstPinnedTransferState * t,
                                            GstBuffer * src,
                                            GstBuffer * dst,
                                            GstPinnedPageable * pageable,
-                                           GstPinnedTransferBatch * batch,
+                                           GstPinnedCopyList * copies,
                                            GError ** error);
 
 /* Unmaps both sides and pops the stream's context. */
@@ -204,15 +206,5 @@ gboolean gst_pinned_transfer_same_layout  (const GstVideoInfo * info,
 G_GNUC_INTERNAL
 gboolean gst_pinned_transfer_copy_whole   (GstPinnedTransferState * t,
                                            GError ** error);
-
-/* gstpinnedtransferbatch.c */
-
-/* Notes a copy of the batch that @t fills. */
-G_GNUC_INTERNAL
-void     gst_pinned_transfer_batch_note   (GstPinnedTransferBatch * batch,
-                                           gpointer dst,
-                                           gconstpointer src,
-                                           gsize len,
-                                           enum cudaMemcpyKind kind);
 
 G_END_DECLS
