@@ -440,8 +440,8 @@ run_filter (GstPinnedFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
 
   /* A frame mapped past its buffer's end would give the kernel pointers
    * out of bounds. */
-  if (!gst_pinned_transfer_check_layout (inbuf, in_info, "input", &error) ||
-      (!in_place && !gst_pinned_transfer_check_layout (outbuf, out_info,
+  if (!gst_pinned_layout_check (inbuf, in_info, "input", &error) ||
+      (!in_place && !gst_pinned_layout_check (outbuf, out_info,
               "output", &error)) ||
       !check_gpu_planes (inbuf, in_info, "input", &error) ||
       (!in_place && !check_gpu_planes (outbuf, out_info, "output", &error)))

@@ -55,9 +55,9 @@ gboolean gst_pinned_layout_fits           (const GstVideoInfo * info,
  * says, lies within @buffer; @what names the buffer in the error. (Named
  * for its first user, the transfer; the filters check with it too.) */
 G_GNUC_INTERNAL
-gboolean gst_pinned_transfer_check_layout (GstBuffer * buffer,
-                                           const GstVideoInfo * info,
-                                           const gchar * what,
-                                           GError ** error);
+gboolean gst_pinned_layout_check (GstBuffer * buffer,
+                                  const GstVideoInfo * info,
+                                  const gchar * what,
+                                  GError ** error);
 
 G_END_DECLS

@@ -179,7 +179,7 @@ gst_pinned_layout_of (GstBuffer * buffer, const GstVideoInfo * info,
 }
 
 gboolean
-gst_pinned_transfer_check_layout (GstBuffer * buffer,
+gst_pinned_layout_check (GstBuffer * buffer,
     const GstVideoInfo * info, const gchar * what, GError ** error)
 {
   gint offset[GST_VIDEO_MAX_PLANES], stride[GST_VIDEO_MAX_PLANES];

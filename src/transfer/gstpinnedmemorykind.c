@@ -114,7 +114,7 @@ gst_pinned_memory_kind_is_own (GstMemory * mem)
 }
 
 void
-gst_pinned_transfer_side_unmap (GstPinnedTransferSide * side)
+gst_pinned_memory_kind_unmap_side (GstPinnedTransferSide * side)
 {
   guint i;
 
@@ -167,7 +167,7 @@ side_map_memory (GstPinnedTransferState * t, GstPinnedTransferSide * side,
 }
 
 gboolean
-gst_pinned_transfer_side_map (GstPinnedTransferState * t,
+gst_pinned_memory_kind_map_side (GstPinnedTransferState * t,
     GstPinnedTransferSide * side, GstBuffer * buffer, GstMapFlags access,
     GError ** error)
 {
@@ -199,7 +199,7 @@ gst_pinned_transfer_side_map (GstPinnedTransferState * t,
 
   for (i = 0; i < n; i++) {
     if (!side_map_memory (t, side, i, access, error)) {
-      gst_pinned_transfer_side_unmap (side);
+      gst_pinned_memory_kind_unmap_side (side);
       return FALSE;
     }
     side->start[i] = start;
@@ -210,7 +210,7 @@ gst_pinned_transfer_side_map (GstPinnedTransferState * t,
 }
 
 gboolean
-gst_pinned_transfer_side_is_own (GstPinnedTransferSide * side)
+gst_pinned_memory_kind_side_is_own (GstPinnedTransferSide * side)
 {
   guint i;
 
@@ -222,13 +222,13 @@ gst_pinned_transfer_side_is_own (GstPinnedTransferSide * side)
 }
 
 gboolean
-gst_pinned_transfer_uses_our_staging (GstPinnedTransferState * t)
+gst_pinned_memory_kind_uses_our_staging (GstPinnedTransferState * t)
 {
   return t->pageable != NULL && t->mode != GST_PINNED_PAGEABLE_DIRECT;
 }
 
 void
-gst_pinned_transfer_side_count (GstPinnedTransferState * t,
+gst_pinned_memory_kind_count_side (GstPinnedTransferState * t,
     GstPinnedTransferSide * side)
 {
   guint i;
@@ -240,7 +240,7 @@ gst_pinned_transfer_side_count (GstPinnedTransferState * t,
     if (side->kind[i]->own)
       continue;
     if (path == GST_PINNED_PATH_STAGED &&
-        !gst_pinned_transfer_uses_our_staging (t))
+        !gst_pinned_memory_kind_uses_our_staging (t))
       path = GST_PINNED_PATH_DIRECT;
     if (t->report)
       t->report->paths[path]++;
@@ -250,7 +250,7 @@ gst_pinned_transfer_side_count (GstPinnedTransferState * t,
 }
 
 gsize
-gst_pinned_transfer_side_staging (GstPinnedTransferSide * side,
+gst_pinned_memory_kind_side_staging (GstPinnedTransferSide * side,
     GstPinnedTransferSide * other, gboolean pitched)
 {
   /* Pieces are cut where the other side's memories end, or per plane,
@@ -267,7 +267,7 @@ gst_pinned_transfer_side_staging (GstPinnedTransferSide * side,
 }
 
 enum cudaMemcpyKind
-gst_pinned_transfer_copy_kind (gboolean src_device, gboolean dst_device)
+gst_pinned_memory_kind_copy_kind (gboolean src_device, gboolean dst_device)
 {
   if (src_device)
     return dst_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
@@ -275,11 +275,11 @@ gst_pinned_transfer_copy_kind (gboolean src_device, gboolean dst_device)
 }
 
 gboolean
-gst_pinned_transfer_enqueue_copy (GstPinnedTransferState * t, guint8 * d,
+gst_pinned_memory_kind_enqueue_copy (GstPinnedTransferState * t, guint8 * d,
     gboolean d_device, const guint8 * s, gboolean s_device, gsize len,
     GError ** error)
 {
-  enum cudaMemcpyKind kind = gst_pinned_transfer_copy_kind (s_device,
+  enum cudaMemcpyKind kind = gst_pinned_memory_kind_copy_kind (s_device,
       d_device);
 
   if (len == 0)
@@ -298,7 +298,7 @@ copy_as_is (GstPinnedTransferState * t, GstPinnedTransferSide * side,
     guint i, guint8 * d, const guint8 * s, gsize len, gboolean upload,
     GError ** error)
 {
-  return gst_pinned_transfer_enqueue_copy (t, d, upload, s, !upload, len,
+  return gst_pinned_memory_kind_enqueue_copy (t, d, upload, s, !upload, len,
       error);
 }
 
@@ -324,7 +324,7 @@ copy_registered (GstPinnedTransferState * t, GstPinnedTransferSide * side,
   for (k = 0; k < 3; k++) {
     gsize off = cut[k] - host, n = cut[k + 1] - cut[k];
 
-    if (!gst_pinned_transfer_enqueue_copy (t, d + off, upload, s + off,
+    if (!gst_pinned_memory_kind_enqueue_copy (t, d + off, upload, s + off,
             !upload, n, error))
       return FALSE;
   }
@@ -347,14 +347,15 @@ copy_pageable (GstPinnedTransferState * t, GstPinnedTransferSide * side,
 }
 
 gboolean
-gst_pinned_transfer_copy_piece (GstPinnedTransferState * t, guint i, guint j,
+gst_pinned_memory_kind_copy_piece (GstPinnedTransferState * t, guint i, guint j,
     guint8 * d, const guint8 * s, gsize len, GError ** error)
 {
   GstPinnedTransferSide *src = &t->in, *dst = &t->out;
   gboolean s_dev = src->kind[i]->device, d_dev = dst->kind[j]->device;
 
   if (s_dev == d_dev)
-    return gst_pinned_transfer_enqueue_copy (t, d, d_dev, s, s_dev, len, error);
+    return gst_pinned_memory_kind_enqueue_copy (t, d, d_dev, s, s_dev, len,
+        error);
   if (s_dev)
     return dst->kind[j]->copy (t, dst, j, d, s, len, FALSE, error);
   return src->kind[i]->copy (t, src, i, d, s, len, TRUE, error);

@@ -50,11 +50,11 @@ reserve_staging (GstPinnedTransferState * t, gboolean pitched, GError ** error)
 {
   gsize bytes;
 
-  if (!gst_pinned_transfer_uses_our_staging (t))
+  if (!gst_pinned_memory_kind_uses_our_staging (t))
     return TRUE;
 
-  bytes = gst_pinned_transfer_side_staging (&t->in, &t->out, pitched) +
-      gst_pinned_transfer_side_staging (&t->out, &t->in, pitched);
+  bytes = gst_pinned_memory_kind_side_staging (&t->in, &t->out, pitched) +
+      gst_pinned_memory_kind_side_staging (&t->out, &t->in, pitched);
   if (bytes == 0)
     return TRUE;
 
@@ -116,7 +116,7 @@ gst_pinned_transfer_copy_whole (GstPinnedTransferState * t, GError ** error)
       }
       len = MIN (end, dst->start[j] + dst->map[j].size) - pos;
 
-      if (!gst_pinned_transfer_copy_piece (t, i, j,
+      if (!gst_pinned_memory_kind_copy_piece (t, i, j,
               dst->map[j].data + (pos - dst->start[j]),
               src->map[i].data + (pos - src->start[i]), len, error))
         return FALSE;
@@ -230,12 +230,12 @@ copy_planes (GstPinnedTransferState * t, GError ** error)
     }
 
     if (rows == 1) {
-      if (!gst_pinned_transfer_enqueue_copy (t, d, d_dev, s, s_dev, width,
+      if (!gst_pinned_memory_kind_enqueue_copy (t, d, d_dev, s, s_dev, width,
               error))
         return FALSE;
     } else if (!gst_pinned_cuda_result (cudaMemcpy2DAsync (d, dst->stride[p],
                 s, src->stride[p], width, rows,
-                gst_pinned_transfer_copy_kind (s_dev, d_dev),
+                gst_pinned_memory_kind_copy_kind (s_dev, d_dev),
                 t->handle), error)) {
       return FALSE;
     }
@@ -272,12 +272,12 @@ gst_pinned_transfer_begin (GstPinnedTransferState * t, GstPinnedStream * stream,
   if (pageable)
     gst_pinned_pageable_release_done (pageable);
 
-  if (!gst_pinned_transfer_side_map (t, &t->in, src, GST_MAP_READ, error)) {
+  if (!gst_pinned_memory_kind_map_side (t, &t->in, src, GST_MAP_READ, error)) {
     gst_pinned_context_pop (context);
     return FALSE;
   }
-  if (!gst_pinned_transfer_side_map (t, &t->out, dst, GST_MAP_WRITE, error)) {
-    gst_pinned_transfer_side_unmap (&t->in);
+  if (!gst_pinned_memory_kind_map_side (t, &t->out, dst, GST_MAP_WRITE, error)) {
+    gst_pinned_memory_kind_unmap_side (&t->in);
     gst_pinned_context_pop (context);
     return FALSE;
   }
@@ -289,8 +289,8 @@ gst_pinned_transfer_begin (GstPinnedTransferState * t, GstPinnedStream * stream,
           gst_pinned_stream_note_lane (stream, t->out.kind[0]->device ?
               GST_PINNED_LANE_TO_DEVICE : GST_PINNED_LANE_TO_HOST),
           GST_VIDEO_INFO_SIZE (t->info), error)) {
-    gst_pinned_transfer_side_unmap (&t->out);
-    gst_pinned_transfer_side_unmap (&t->in);
+    gst_pinned_memory_kind_unmap_side (&t->out);
+    gst_pinned_memory_kind_unmap_side (&t->in);
     gst_pinned_context_pop (context);
     return FALSE;
   }
@@ -300,8 +300,8 @@ gst_pinned_transfer_begin (GstPinnedTransferState * t, GstPinnedStream * stream,
 void
 gst_pinned_transfer_end (GstPinnedTransferState * t)
 {
-  gst_pinned_transfer_side_unmap (&t->out);
-  gst_pinned_transfer_side_unmap (&t->in);
+  gst_pinned_memory_kind_unmap_side (&t->out);
+  gst_pinned_memory_kind_unmap_side (&t->in);
   gst_pinned_context_pop (gst_pinned_stream_get_context (t->stream));
 }
 
@@ -372,9 +372,9 @@ transfer_frame (GstPinnedStream * stream, const GstVideoInfo * info,
       ok = gst_pinned_pageable_hold (pageable, src, fence, error);
     }
     if (t.in.foreign)
-      gst_pinned_transfer_side_count (&t, &t.in);
+      gst_pinned_memory_kind_count_side (&t, &t.in);
     if (t.out.foreign)
-      gst_pinned_transfer_side_count (&t, &t.out);
+      gst_pinned_memory_kind_count_side (&t, &t.out);
     if (report)
       report->bytes = t.bytes;
   }

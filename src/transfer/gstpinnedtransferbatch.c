@@ -129,8 +129,8 @@ gst_pinned_transfer_batch_add (GstPinnedTransferBatch * batch,
   /* Only our own memory: its addresses stay valid while the batch holds
    * the buffers, and its fences tell every later user when the copy is
    * done. */
-  if (!gst_pinned_transfer_side_is_own (&t.in) ||
-      !gst_pinned_transfer_side_is_own (&t.out) ||
+  if (!gst_pinned_memory_kind_side_is_own (&t.in) ||
+      !gst_pinned_memory_kind_side_is_own (&t.out) ||
       !gst_pinned_transfer_same_layout (info, &t.in, &t.out)) {
     ok = TRUE;
   } else {

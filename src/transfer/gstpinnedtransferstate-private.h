@@ -121,61 +121,61 @@ gboolean gst_pinned_memory_kind_is_own    (GstMemory * mem);
 
 /* Maps @buffer's memories for @access and tells each one's kind. */
 G_GNUC_INTERNAL
-gboolean gst_pinned_transfer_side_map     (GstPinnedTransferState * t,
-                                           GstPinnedTransferSide * side,
-                                           GstBuffer * buffer,
-                                           GstMapFlags access,
-                                           GError ** error);
+gboolean gst_pinned_memory_kind_map_side     (GstPinnedTransferState * t,
+                                              GstPinnedTransferSide * side,
+                                              GstBuffer * buffer,
+                                              GstMapFlags access,
+                                              GError ** error);
 
 G_GNUC_INTERNAL
-void     gst_pinned_transfer_side_unmap   (GstPinnedTransferSide * side);
+void     gst_pinned_memory_kind_unmap_side   (GstPinnedTransferSide * side);
 
 /* Whether every memory of @side is our own (what a batch takes). */
 G_GNUC_INTERNAL
-gboolean gst_pinned_transfer_side_is_own  (GstPinnedTransferSide * side);
+gboolean gst_pinned_memory_kind_side_is_own  (GstPinnedTransferSide * side);
 
 /* Counts the way each memory of @side that is not ours went. */
 G_GNUC_INTERNAL
-void     gst_pinned_transfer_side_count   (GstPinnedTransferState * t,
-                                           GstPinnedTransferSide * side);
+void     gst_pinned_memory_kind_count_side   (GstPinnedTransferState * t,
+                                              GstPinnedTransferSide * side);
 
 /* The staging bytes @side's memories need, in a @pitched copy or one of
  * the same layout; @other is the other side. */
 G_GNUC_INTERNAL
-gsize    gst_pinned_transfer_side_staging (GstPinnedTransferSide * side,
-                                           GstPinnedTransferSide * other,
-                                           gboolean pitched);
+gsize    gst_pinned_memory_kind_side_staging (GstPinnedTransferSide * side,
+                                              GstPinnedTransferSide * other,
+                                              gboolean pitched);
 
 /* Whether pageable host memory goes through our staging, not CUDA's own
  * (GST_PINNED_PAGEABLE_DIRECT). */
 G_GNUC_INTERNAL
-gboolean gst_pinned_transfer_uses_our_staging (GstPinnedTransferState * t);
+gboolean gst_pinned_memory_kind_uses_our_staging (GstPinnedTransferState * t);
 
 G_GNUC_INTERNAL
-enum cudaMemcpyKind gst_pinned_transfer_copy_kind (gboolean src_device,
-                                                   gboolean dst_device);
+enum cudaMemcpyKind gst_pinned_memory_kind_copy_kind (gboolean src_device,
+                                                      gboolean dst_device);
 
 /* Enqueues one copy of @len bytes on the stream (or notes it in the
  * batch); the DMA engine takes host memory as it is. */
 G_GNUC_INTERNAL
-gboolean gst_pinned_transfer_enqueue_copy (GstPinnedTransferState * t,
-                                           guint8 * d,
-                                           gboolean d_device,
-                                           const guint8 * s,
-                                           gboolean s_device,
-                                           gsize len,
-                                           GError ** error);
+gboolean gst_pinned_memory_kind_enqueue_copy (GstPinnedTransferState * t,
+                                              guint8 * d,
+                                              gboolean d_device,
+                                              const guint8 * s,
+                                              gboolean s_device,
+                                              gsize len,
+                                              GError ** error);
 
 /* One piece: bytes [@s, @s + @len) of source memory @i to @d in
  * destination memory @j, the way their kinds copy. */
 G_GNUC_INTERNAL
-gboolean gst_pinned_transfer_copy_piece   (GstPinnedTransferState * t,
-                                           guint i,
-                                           guint j,
-                                           guint8 * d,
-                                           const guint8 * s,
-                                           gsize len,
-                                           GError ** error);
+gboolean gst_pinned_memory_kind_copy_piece   (GstPinnedTransferState * t,
+                                              guint i,
+                                              guint j,
+                                              guint8 * d,
+                                              const guint8 * s,
+                                              gsize len,
+                                              GError ** error);
 
 /* gstpinnedtransfer.c */
 
