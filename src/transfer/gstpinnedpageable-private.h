@@ -12,7 +12,7 @@
 #pragma once
 
 #include "memory/gstpinnedhostregistry-private.h"
-#include "transfer/gstpinnedstaging-private.h"
+#include "transfer/gstpinnedstager-private.h"
 #include "gst/pinned/gstpinnedpageable.h"
 
 G_BEGIN_DECLS

@@ -490,7 +490,7 @@ gst_pinned_pageable_release_done (GstPinnedPageable * self)
   Held *h;
 
   /* Sources staged by threads that are done: freed here, by the thread
-   * that streams, not by a worker (see gstpinnedstaging.c). */
+   * that streams, not by a worker (see gstpinnedstager.c). */
   if (self->stager)
     gst_pinned_stager_release_done (self->stager);
   if (g_atomic_int_get (&self->n_held) == 0)

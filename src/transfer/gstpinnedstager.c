@@ -48,7 +48,7 @@
 
 #include <string.h>
 
-#include "transfer/gstpinnedstaging-private.h"
+#include "transfer/gstpinnedstager-private.h"
 #include "sync/gstpinnedfence-private.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
 
