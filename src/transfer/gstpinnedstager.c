@@ -12,7 +12,7 @@
  * thread, a few MB at a time, at one thread's memcpy rate (6.7 GB/s on the
  * H100's host, against 45 GB/s with 12 threads); and a pitched copy from
  * pageable memory is staged row by row. Here the frame is cut in chunks
- * that worker threads (a GThreadPool) and the calling thread copy into a
+ * that gst_pinned_staging_job_work_func threads (a GThreadPool) and the calling thread copy into a
  * page-locked staging buffer of our own, and each chunk's DMA is enqueued
  * as soon as it has landed, so the CPU copy of chunk k + 1 overlaps the
  * DMA of chunk k. The way back (device to pageable memory) is the mirror:
@@ -32,14 +32,14 @@
  * it in stream order. A fresh frame's CPU copy then overlaps the source's
  * next frame instead of adding to it. The frame's buffer is kept, mapped,
  * until its last chunk has landed; then a pool's buffer goes back from the
- * worker, and memory of no pool (fresh) on the calling thread at its next
+ * gst_pinned_staging_job_work_func, and memory of no pool (fresh) on the calling thread at its next
  * frame (or when the staging stops: a flush, the end of the stream), where
  * the source's own frees are. Large fresh memory is staged as before,
  * waited for (FRESH_DETACH_MAX).
  *
  * Only the calling thread calls CUDA, except for the download's fence
  * waits, which the threads do on the chunk they are about to copy, and a
- * worker's release of a pool's buffer (a release may call CUDA, which the
+ * gst_pinned_staging_job_work_func's release of a pool's buffer (a release may call CUDA, which the
  * host function may not). */
 
 #ifdef HAVE_CONFIG_H
@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "transfer/gstpinnedstager-private.h"
+#include "transfer/gstpinnedstagingjob-private.h"
 #include "sync/gstpinnedfence-private.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
 
@@ -58,14 +59,14 @@ GST_PINNED_DEBUG_CATEGORY (gst_pinned_staging_debug, "pinnedstaging",
 
 /* Memory bandwidth of a host is reached well before 8 threads copy. */
 #define MAX_AUTO_THREADS 8
-/* A fresh frame (memory of no pool) staged detached goes to a worker of
+/* A fresh frame (memory of no pool) staged detached goes to a gst_pinned_staging_job_work_func of
  * its own where the count is automatic: the copy is off the streaming
  * thread either way, and more threads on fresh frames slowed their source
  * more than they saved (fresh 1080p frames from Python on H100 hosts:
- * 1,845 frames/s with one worker, 1,575 with seven; one worker of seven
- * taking each frame 1,574 and 1,594 against 1,685 and 1,770 for one worker
+ * 1,845 frames/s with one gst_pinned_staging_job_work_func, 1,575 with seven; one gst_pinned_staging_job_work_func of seven
+ * taking each frame 1,574 and 1,594 against 1,685 and 1,770 for one gst_pinned_staging_job_work_func
  * alone; docs/notes/2026-11-26-fresh-frames.md). A pool's buffer goes to
- * every worker. */
+ * every gst_pinned_staging_job_work_func. */
 #define FRESH_AUTO_WORKERS 1
 /* Fresh memory above this is staged with the caller waiting. A fresh 4K
  * RGBA frame (33 MB) kept past its source's next frame, as detached
@@ -110,199 +111,13 @@ struct _GstPinnedStager
   /* The current frame's block and how much of it is taken. */
   Block *current;
   gsize used;
-  /* Under the lock: detached jobs (Job) whose source is still kept,
+  /* Under the lock: detached jobs (GstPinnedStagingJob) whose source is still kept,
    * oldest first; those from @frame_detached on are the current frame's.
    * @n_detached: their number, read without the lock every frame. */
   GPtrArray *detached;
   guint frame_detached;
   gint n_detached;
 };
-
-typedef enum
-{
-  JOB_COPY,                     /* host to host */
-  JOB_COPY_AFTER_FENCE,         /* the same once the chunk's fence signals */
-} JobType;
-
-/* One copy cut in chunks; threads claim chunks until none is left. */
-typedef struct
-{
-  gint refcount;
-  JobType type;
-  guint8 *dst;
-  const guint8 *src;
-  gsize size;
-  gsize chunk;
-  /* Rows of a 2D copy (0 for 1D): a chunk is a band of rows. */
-  guint rows;
-  gsize dpitch, spitch, width;
-  guint n_chunks;
-  gint next;                    /* atomic: the next chunk to claim */
-  GAsyncQueue *done;            /* chunk index + 1, as each lands */
-  GstPinnedFence **fences;      /* JOB_COPY_AFTER_FENCE: one per chunk */
-  GstPinnedContext *context;
-
-  /* Detached: the caller does not wait. The source's buffer and a map of
-   * its memory are kept until the last chunk has landed (@owner: atomic,
-   * taken by whoever releases it). */
-  gboolean detached;
-  GstBuffer *owner;
-  GstMapInfo map;
-  gboolean pooled;              /* @owner goes back from the worker */
-  gint landed;                  /* atomic */
-  GMutex lock;
-  GCond cond;
-  gboolean finished;
-} Job;
-
-static Job *
-job_ref (Job * job)
-{
-  g_atomic_int_inc (&job->refcount);
-  return job;
-}
-
-static void
-job_unref (Job * job)
-{
-  guint i;
-
-  if (!g_atomic_int_dec_and_test (&job->refcount))
-    return;
-
-  if (job->fences) {
-    for (i = 0; i < job->n_chunks; i++)
-      gst_clear_pinned_fence (&job->fences[i]);
-    g_free (job->fences);
-  }
-  if (job->done)
-    g_async_queue_unref (job->done);
-  g_mutex_clear (&job->lock);
-  g_cond_clear (&job->cond);
-  g_free (job);
-}
-
-static void
-job_chunk (Job * job, guint k, gsize * offset, gsize * len)
-{
-  *offset = (gsize) k *job->chunk;
-  *len = MIN (job->chunk, job->size - *offset);
-}
-
-/* Copies chunk @k; FALSE when its fence failed (the bytes are not there). */
-static gboolean
-job_copy_chunk (Job * job, guint k)
-{
-  gsize offset, len, r, first, last;
-  gboolean ok = TRUE;
-
-  if (job->type == JOB_COPY_AFTER_FENCE)
-    ok = gst_pinned_fence_wait (job->fences[k], NULL);
-  if (!ok)
-    return FALSE;
-
-  if (job->rows == 0) {
-    job_chunk (job, k, &offset, &len);
-    memcpy (job->dst + offset, job->src + offset, len);
-    return TRUE;
-  }
-
-  first = (gsize) k *job->chunk;
-  last = MIN (first + job->chunk, job->rows);
-  for (r = first; r < last; r++)
-    memcpy (job->dst + r * job->dpitch, job->src + r * job->spitch, job->width);
-  return TRUE;
-}
-
-/* Gives a detached job's source back, once. */
-static void
-job_release (Job * job)
-{
-  GstBuffer *owner = __atomic_exchange_n (&job->owner, NULL, __ATOMIC_ACQ_REL);
-
-  if (owner == NULL)
-    return;
-  gst_memory_unmap (job->map.memory, &job->map);
-  gst_buffer_unref (owner);
-}
-
-static gboolean
-job_finished (Job * job)
-{
-  return __atomic_load_n (&job->finished, __ATOMIC_ACQUIRE);
-}
-
-/* A detached job's chunk has landed; after the last, the job's waiters
- * wake (the DMA goes). A pool's buffer then goes back at once (a small
- * pool must not wait for our next frame); other sources wait for the
- * calling thread. */
-static void
-job_landed (Job * job)
-{
-  if (g_atomic_int_add (&job->landed, 1) + 1 < (gint) job->n_chunks)
-    return;
-
-  g_mutex_lock (&job->lock);
-  __atomic_store_n (&job->finished, TRUE, __ATOMIC_RELEASE);
-  g_cond_broadcast (&job->cond);
-  g_mutex_unlock (&job->lock);
-  if (job->pooled)
-    job_release (job);
-}
-
-/* Blocks until every chunk of detached @job has landed. */
-static void
-job_join (Job * job)
-{
-  g_mutex_lock (&job->lock);
-  while (!job->finished)
-    g_cond_wait (&job->cond, &job->lock);
-  g_mutex_unlock (&job->lock);
-}
-
-/* The host function before a detached job's DMA: it calls no CUDA. */
-static void CUDART_CB
-job_join_on_stream (void *data)
-{
-  Job *job = data;
-
-  job_join (job);
-  job_unref (job);
-}
-
-/* Claims and copies chunks until none is left; each landed chunk is
- * announced with its index + 1, a failed one with G_MAXUINT (a detached
- * job's copies cannot fail). */
-static void
-job_work (Job * job)
-{
-  guint k;
-
-  while ((k = (guint) g_atomic_int_add (&job->next, 1)) < job->n_chunks) {
-    gboolean ok = job_copy_chunk (job, k);
-
-    if (job->detached)
-      job_landed (job);
-    else
-      g_async_queue_push (job->done, GUINT_TO_POINTER (ok ? k + 1 : G_MAXUINT));
-  }
-}
-
-static void
-worker (gpointer data, gpointer user_data)
-{
-  Job *job = data;
-
-  /* Fence waits need the device current. */
-  if (job->type == JOB_COPY_AFTER_FENCE &&
-      gst_pinned_context_push (job->context, NULL)) {
-    job_work (job);
-    gst_pinned_context_pop (job->context);
-  } else {
-    job_work (job);
-  }
-  job_unref (job);
-}
 
 GstPinnedStager *
 gst_pinned_stager_new (GstPinnedContext * context)
@@ -319,7 +134,7 @@ gst_pinned_stager_new (GstPinnedContext * context)
   g_mutex_init (&stager->lock);
   g_queue_init (&stager->free);
   stager->detached = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      job_unref);
+      gst_pinned_staging_job_unref);
   gst_pinned_stager_set_threads (stager, 0);
 
   return stager;
@@ -360,15 +175,15 @@ release_sources (GstPinnedStager * stager, gboolean all)
 
   g_mutex_lock (&stager->lock);
   while (i < stager->detached->len) {
-    Job *job = g_ptr_array_index (stager->detached, i);
+    GstPinnedStagingJob *job = g_ptr_array_index (stager->detached, i);
 
     if (all)
-      job_join (job);
-    if (!job_finished (job)) {
+      gst_pinned_staging_job_join (job);
+    if (!gst_pinned_staging_job_finished (job)) {
       i++;
       continue;
     }
-    job_release (job);
+    gst_pinned_staging_job_release (job);
     g_ptr_array_remove_index (stager->detached, i);
     if (i < stager->frame_detached)
       stager->frame_detached--;
@@ -593,7 +408,8 @@ ensure_pool (GstPinnedStager * stager, GThreadPool ** pool, guint n)
     return;
 
   g_mutex_lock (&stager->lock);
-  *pool = g_thread_pool_new (worker, NULL, n, TRUE, NULL);
+  *pool =
+      g_thread_pool_new (gst_pinned_staging_job_work_func, NULL, n, TRUE, NULL);
   g_mutex_unlock (&stager->lock);
   GST_INFO ("staging with %u workers%s", n, pool == &stager->fresh_pool ?
       " for fresh frames" : "");
@@ -601,7 +417,7 @@ ensure_pool (GstPinnedStager * stager, GThreadPool ** pool, guint n)
 
 /* The workers @job goes to, and how many of them at most. */
 static GThreadPool *
-job_pool (GstPinnedStager * stager, Job * job, guint * n)
+job_pool (GstPinnedStager * stager, GstPinnedStagingJob * job, guint * n)
 {
   if (job->detached && !job->pooled && stager->auto_threads &&
       stager->n_threads > 1) {
@@ -624,36 +440,19 @@ chunk_for (GstPinnedStager * stager, gsize size)
   return (chunk + 4095) & ~(gsize) 4095;
 }
 
-static Job *
-job_new (GstPinnedStager * stager, JobType type, guint8 * dst,
+static GstPinnedStagingJob *
+job_new (GstPinnedStager * stager, GstPinnedStagingJobType type, guint8 * dst,
     const guint8 * src, gsize size, gboolean detached)
 {
-  Job *job = g_new0 (Job, 1);
-
-  job->refcount = 1;
-  job->type = type;
-  job->dst = dst;
-  job->src = src;
-  job->size = size;
-  job->chunk = chunk_for (stager, size);
-  job->n_chunks = (guint) ((size + job->chunk - 1) / job->chunk);
-  /* The caller of a job it waits for takes each landed chunk from here; a
-   * detached job's workers tell its cond instead. */
-  job->detached = detached;
-  if (!detached)
-    job->done = g_async_queue_new ();
-  job->context = stager->context;
-  g_mutex_init (&job->lock);
-  g_cond_init (&job->cond);
-
-  return job;
+  return gst_pinned_staging_job_new (type, dst, src, size,
+      chunk_for (stager, size), detached, stager->context);
 }
 
 /* Hands the job to as many workers as it has chunks for (but the one the
  * calling thread copies, unless the job is detached); FALSE where no
- * worker took it. */
+ * gst_pinned_staging_job_work_func took it. */
 static gboolean
-job_start (GstPinnedStager * stager, Job * job)
+job_start (GstPinnedStager * stager, GstPinnedStagingJob * job)
 {
   guint i, n, own = job->detached ? 0 : 1;
   GThreadPool *pool;
@@ -662,7 +461,7 @@ job_start (GstPinnedStager * stager, Job * job)
     return FALSE;
   n = MIN (n, job->n_chunks - own);
   for (i = 0; i < n; i++)
-    g_thread_pool_push (pool, job_ref (job), NULL);
+    g_thread_pool_push (pool, gst_pinned_staging_job_ref (job), NULL);
   return n > 0;
 }
 
@@ -694,7 +493,7 @@ stage_detached (GstPinnedStager * stager, GstPinnedStream * stream,
     guint8 * staging, const guint8 * src, gsize size, const GstMapInfo * map,
     GstBuffer * owner, gboolean * detached, GError ** error)
 {
-  Job *job;
+  GstPinnedStagingJob *job;
   gboolean ok = TRUE;
 
   *detached = FALSE;
@@ -703,35 +502,36 @@ stage_detached (GstPinnedStager * stager, GstPinnedStream * stream,
       size <= chunk_for (stager, size) ||
       (owner->pool == NULL && map->size > FRESH_DETACH_MAX))
     return TRUE;
-  job = job_new (stager, JOB_COPY, staging, src, size, TRUE);
+  job = job_new (stager, GST_PINNED_STAGING_JOB_COPY, staging, src, size, TRUE);
   if (!gst_memory_map (map->memory, &job->map, GST_MAP_READ)) {
-    job_unref (job);
+    gst_pinned_staging_job_unref (job);
     return TRUE;
   }
   job->src = job->map.data + (src - map->data);
   job->owner = gst_buffer_ref (owner);
   job->pooled = owner->pool != NULL;
   if (!job_start (stager, job)) {
-    /* No worker to be had: the caller copies. */
-    job_release (job);
-    job_unref (job);
+    /* No gst_pinned_staging_job_work_func to be had: the caller copies. */
+    gst_pinned_staging_job_release (job);
+    gst_pinned_staging_job_unref (job);
     return TRUE;
   }
   /* Released from there; a frame that fails later waits for it at its
    * finish. */
   g_mutex_lock (&stager->lock);
-  g_ptr_array_add (stager->detached, job_ref (job));
+  g_ptr_array_add (stager->detached, gst_pinned_staging_job_ref (job));
   g_atomic_int_set (&stager->n_detached, stager->detached->len);
   g_mutex_unlock (&stager->lock);
 
   if (!gst_pinned_cuda_result (cudaLaunchHostFunc
-          (gst_pinned_stream_get_cuda_stream (stream), job_join_on_stream,
-              job_ref (job)), error)) {
-    job_unref (job);
-    job_join (job);
+          (gst_pinned_stream_get_cuda_stream (stream),
+              gst_pinned_staging_job_join_on_stream,
+              gst_pinned_staging_job_ref (job)), error)) {
+    gst_pinned_staging_job_unref (job);
+    gst_pinned_staging_job_join (job);
     ok = FALSE;
   }
-  job_unref (job);
+  gst_pinned_staging_job_unref (job);
   *detached = ok;
   return ok;
 }
@@ -739,9 +539,9 @@ stage_detached (GstPinnedStager * stager, GstPinnedStream * stream,
 /* Runs the job with the workers; @landed is called in this thread for each
  * chunk as it lands. */
 static gboolean
-job_run (GstPinnedStager * stager, Job * job,
-    gboolean (*landed) (Job * job, guint k, gpointer data, GError ** error),
-    gpointer data, GError ** error)
+job_run (GstPinnedStager * stager, GstPinnedStagingJob * job,
+    gboolean (*landed) (GstPinnedStagingJob * job, guint k, gpointer data,
+        GError ** error), gpointer data, GError ** error)
 {
   guint completed = 0, k;
   gboolean ok = TRUE;
@@ -755,7 +555,9 @@ job_run (GstPinnedStager * stager, Job * job,
       /* Nothing landed: copy a chunk ourselves, or wait. */
       k = (guint) g_atomic_int_add (&job->next, 1);
       if (k < job->n_chunks)
-        idx = GUINT_TO_POINTER (job_copy_chunk (job, k) ? k + 1 : G_MAXUINT);
+        idx =
+            GUINT_TO_POINTER (gst_pinned_staging_job_copy_chunk (job,
+                k) ? k + 1 : G_MAXUINT);
       else
         idx = g_async_queue_pop (job->done);
     }
@@ -781,12 +583,13 @@ typedef struct
 } UploadData;
 
 static gboolean
-upload_landed (Job * job, guint k, gpointer data, GError ** error)
+upload_landed (GstPinnedStagingJob * job, guint k, gpointer data,
+    GError ** error)
 {
   UploadData *up = data;
   gsize offset, len;
 
-  job_chunk (job, k, &offset, &len);
+  gst_pinned_staging_job_chunk (job, k, &offset, &len);
   return gst_pinned_cuda_result (cudaMemcpyAsync (up->device + offset,
           job->dst + offset, len, cudaMemcpyHostToDevice,
           gst_pinned_stream_get_cuda_stream (up->stream)), error);
@@ -800,7 +603,7 @@ gst_pinned_stager_upload (GstPinnedStager * stager, GstPinnedStream * stream,
   UploadData up = { stream, dst };
   guint8 *staging;
   gboolean detached;
-  Job *job;
+  GstPinnedStagingJob *job;
   gboolean ok;
 
   staging = gst_pinned_stager_reserve (stager, size, error);
@@ -816,9 +619,10 @@ gst_pinned_stager_upload (GstPinnedStager * stager, GstPinnedStream * stream,
             cudaMemcpyHostToDevice,
             gst_pinned_stream_get_cuda_stream (stream)), error);
 
-  job = job_new (stager, JOB_COPY, staging, src, size, FALSE);
+  job =
+      job_new (stager, GST_PINNED_STAGING_JOB_COPY, staging, src, size, FALSE);
   ok = job_run (stager, job, upload_landed, &up, error);
-  job_unref (job);
+  gst_pinned_staging_job_unref (job);
 
   return ok;
 }
@@ -831,7 +635,7 @@ gst_pinned_stager_stage (GstPinnedStager * stager, GstPinnedStream * stream,
   gsize size = map->size;
   guint8 *staging;
   gboolean detached;
-  Job *job;
+  GstPinnedStagingJob *job;
   gboolean ok;
 
   staging = gst_pinned_stager_reserve (stager, size, error);
@@ -843,9 +647,10 @@ gst_pinned_stager_stage (GstPinnedStager * stager, GstPinnedStream * stream,
   if (detached)
     return staging;
 
-  job = job_new (stager, JOB_COPY, staging, src, size, FALSE);
+  job =
+      job_new (stager, GST_PINNED_STAGING_JOB_COPY, staging, src, size, FALSE);
   ok = job_run (stager, job, NULL, NULL, error);
-  job_unref (job);
+  gst_pinned_staging_job_unref (job);
 
   return ok ? staging : NULL;
 }
@@ -854,7 +659,9 @@ void
 gst_pinned_stager_copy_out (GstPinnedStager * stager, guint8 * dst,
     gsize dpitch, const guint8 * staging, gsize spitch, gsize width, guint rows)
 {
-  Job *job = job_new (stager, JOB_COPY, dst, staging, (gsize) rows * width,
+  GstPinnedStagingJob *job =
+      job_new (stager, GST_PINNED_STAGING_JOB_COPY, dst, staging,
+      (gsize) rows * width,
       FALSE);
 
   /* Bands of rows about as big as the chunks of a 1D copy. */
@@ -866,7 +673,7 @@ gst_pinned_stager_copy_out (GstPinnedStager * stager, guint8 * dst,
   job->n_chunks = (guint) ((rows + job->chunk - 1) / job->chunk);
 
   job_run (stager, job, NULL, NULL, NULL);
-  job_unref (job);
+  gst_pinned_staging_job_unref (job);
 }
 
 gboolean
@@ -875,7 +682,7 @@ gst_pinned_stager_download (GstPinnedStager * stager, GstPinnedStream * stream,
 {
   cudaStream_t handle = gst_pinned_stream_get_cuda_stream (stream);
   guint8 *staging;
-  Job *job;
+  GstPinnedStagingJob *job;
   gboolean ok = TRUE;
   guint k;
 
@@ -883,14 +690,16 @@ gst_pinned_stager_download (GstPinnedStager * stager, GstPinnedStream * stream,
   if (staging == NULL)
     return FALSE;
 
-  job = job_new (stager, JOB_COPY_AFTER_FENCE, dst, staging, size, FALSE);
+  job =
+      job_new (stager, GST_PINNED_STAGING_JOB_COPY_AFTER_FENCE, dst, staging,
+      size, FALSE);
   job->fences = g_new0 (GstPinnedFence *, job->n_chunks);
 
   /* All the DMA first: the copy engine runs ahead of the threads. */
   for (k = 0; k < job->n_chunks && ok; k++) {
     gsize offset, len;
 
-    job_chunk (job, k, &offset, &len);
+    gst_pinned_staging_job_chunk (job, k, &offset, &len);
     ok = gst_pinned_cuda_result (cudaMemcpyAsync (staging + offset,
             (const guint8 *) src + offset, len, cudaMemcpyDeviceToHost,
             handle), error) &&
@@ -900,7 +709,7 @@ gst_pinned_stager_download (GstPinnedStager * stager, GstPinnedStream * stream,
 
   if (ok)
     ok = job_run (stager, job, NULL, NULL, error);
-  job_unref (job);
+  gst_pinned_staging_job_unref (job);
 
   return ok;
 }
@@ -916,7 +725,7 @@ gst_pinned_stager_finish (GstPinnedStager * stager, GstPinnedFence * fence)
   g_mutex_lock (&stager->lock);
   for (i = stager->frame_detached; fence == NULL && i < stager->detached->len;
       i++)
-    job_join (g_ptr_array_index (stager->detached, i));
+    gst_pinned_staging_job_join (g_ptr_array_index (stager->detached, i));
   stager->frame_detached = stager->detached->len;
   g_mutex_unlock (&stager->lock);
 
