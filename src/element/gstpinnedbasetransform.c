@@ -36,6 +36,7 @@
 #endif
 
 #include "element/gstpinnedbasetransform-private.h"
+#include "element/gstpinnederror-private.h"
 #include "sync/gstpinnedfence-private.h"
 #include "gst/pinned/gstpinnedbufferpool.h"
 #include "gst/pinned/gstpinneddevicememory.h"
@@ -80,14 +81,30 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstPinnedBaseTransform,
 /* Unchecked: the vfuncs and the public calls (after their own check) pass
  * our instances only, and a checked cast costs a type lookup, several per
  * frame. */
-GstPinnedBaseTransformPrivate *
-gst_pinned_base_transform_get_priv (GstPinnedBaseTransform * self)
+#define GET_PRIV(self) \
+    ((GstPinnedBaseTransformPrivate *) \
+    gst_pinned_base_transform_get_instance_private ((GstPinnedBaseTransform *) \
+        (self)))
+
+GstPinnedCopier *
+gst_pinned_base_transform_get_copier (GstPinnedBaseTransform * self)
 {
-  return gst_pinned_base_transform_get_instance_private (self);
+  return &GET_PRIV (self)->copier;
 }
 
-#define GET_PRIV(self) \
-    gst_pinned_base_transform_get_priv ((GstPinnedBaseTransform *) (self))
+/* Pushes the outputs of the batch (the batch queue's timer calls it too). */
+static GstFlowReturn
+push_batch (GstBaseTransform * trans)
+{
+  return gst_pinned_copier_push (&GET_PRIV (trans)->copier);
+}
+
+static GstFlowReturn
+gst_pinned_base_transform_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  return gst_pinned_copier_generate_output (&GET_PRIV (trans)->copier, outbuf);
+}
 
 static void
 gst_pinned_base_transform_set_property (GObject * object, guint prop_id,
@@ -135,9 +152,7 @@ gst_pinned_base_transform_get_property (GObject * object, guint prop_id,
 
   switch (prop_id) {
     case PROP_STATS:
-      g_value_take_boxed (value,
-          gst_pinned_base_transform_get_stats (GST_PINNED_BASE_TRANSFORM
-              (object)));
+      g_value_take_boxed (value, gst_pinned_copier_get_stats (&priv->copier));
       break;
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (object);
@@ -181,10 +196,11 @@ gst_pinned_base_transform_set_context (GstElement * element,
   device_id = priv->device_id;
   GST_OBJECT_UNLOCK (element);
 
-  gst_pinned_handle_set_context (element, context, device_id, &priv->context);
+  gst_pinned_handle_set_context (element, context, device_id,
+      &priv->copier.context);
 #ifdef HAVE_CUDA_INTEROP
   gst_pinned_cuda_handle_set_context (element, context, device_id,
-      &priv->context);
+      &priv->copier.context);
 #endif
 
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
@@ -211,10 +227,10 @@ ensure_context (GstPinnedBaseTransform * self, gint device_id, GError ** error)
 
 #ifdef HAVE_CUDA_INTEROP
   return gst_pinned_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
-      &priv->context, error);
+      &priv->copier.context, error);
 #else
   return gst_pinned_ensure_element_context (GST_ELEMENT (self), device_id,
-      &priv->context, error);
+      &priv->copier.context, error);
 #endif
 }
 
@@ -241,7 +257,7 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
   gint device_id = get_device_id (self);
   gboolean shared;
 
-  if (priv->stream)
+  if (priv->copier.stream)
     return TRUE;
 
   GST_OBJECT_LOCK (self);
@@ -249,7 +265,7 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
   GST_OBJECT_UNLOCK (self);
 
   if (!ensure_context (self, device_id, &error)) {
-    gchar *text = gst_pinned_base_transform_device_error_text (device_id);
+    gchar *text = gst_pinned_error_device_text (device_id);
 
     GST_PINNED_ELEMENT_ERROR (self, error, text);
     g_free (text);
@@ -257,20 +273,20 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
     return FALSE;
   }
 
-  priv->stream = shared ?
-      gst_pinned_stream_get_shared (priv->context, &error) :
-      gst_pinned_stream_new (priv->context, &error);
-  if (priv->stream == NULL) {
+  priv->copier.stream = shared ?
+      gst_pinned_stream_get_shared (priv->copier.context, &error) :
+      gst_pinned_stream_new (priv->copier.context, &error);
+  if (priv->copier.stream == NULL) {
     GST_PINNED_ELEMENT_ERROR (self, error, "Could not create a CUDA stream");
     g_clear_error (&error);
     return FALSE;
   }
 
   GST_INFO_OBJECT (self, "using CUDA device %d (%s)",
-      gst_pinned_context_get_device_id (priv->context),
-      gst_pinned_context_get_device_name (priv->context));
+      gst_pinned_context_get_device_id (priv->copier.context),
+      gst_pinned_context_get_device_name (priv->copier.context));
 
-  gst_pinned_stats_timer_open (&priv->stats, priv->context);
+  gst_pinned_stats_timer_open (&priv->copier.stats, priv->copier.context);
 
   return TRUE;
 }
@@ -301,7 +317,7 @@ gst_pinned_base_transform_start (GstBaseTransform * trans)
   GError *error = NULL;
   gint n_devices = 0;
 
-  gst_pinned_stats_reset (&priv->stats);
+  gst_pinned_stats_reset (&priv->copier.stats);
 
 #ifdef HAVE_CUDA_INTEROP
   /* Where the input may be CUDA memory, upstream's context before any
@@ -310,25 +326,24 @@ gst_pinned_base_transform_start (GstBaseTransform * trans)
    * not valid. */
   if (takes_cuda_input (self) &&
       gst_pinned_cuda_find_upstream_context (GST_ELEMENT (self),
-          &priv->context))
+          &priv->copier.context))
     return gst_pinned_base_transform_open_device (self);
 #endif
   if (get_device_id (self) != GST_PINNED_DEVICE_ID_ANY ||
       gst_pinned_find_element_context (GST_ELEMENT (self),
-          GST_PINNED_DEVICE_ID_ANY, &priv->context))
+          GST_PINNED_DEVICE_ID_ANY, &priv->copier.context))
     return gst_pinned_base_transform_open_device (self);
 #ifdef HAVE_CUDA_INTEROP
   /* An nvcodec neighbour that opened its device at NULL to READY (decoders
    * do) has a context by now: join it. */
   if (gst_pinned_cuda_find_element_context (GST_ELEMENT (self), FALSE,
-          &priv->context))
+          &priv->copier.context))
     return gst_pinned_base_transform_open_device (self);
 #endif
 
   if (!gst_pinned_cuda_result (cudaGetDeviceCount (&n_devices), &error) ||
       n_devices <= 0) {
-    gchar *text =
-        gst_pinned_base_transform_device_error_text (GST_PINNED_DEVICE_ID_ANY);
+    gchar *text = gst_pinned_error_device_text (GST_PINNED_DEVICE_ID_ANY);
 
     if (error == NULL)
       g_set_error (&error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
@@ -349,21 +364,21 @@ gst_pinned_base_transform_stop (GstBaseTransform * trans)
 
   /* The batch timer first: a batch it flushes is timed with the events
    * closed below (valgrind saw one read after they were freed). */
-  gst_pinned_batch_queue_stop_timer (priv->batch);
-  gst_pinned_batch_queue_drop (priv->batch);
+  gst_pinned_batch_queue_stop_timer (priv->copier.batch);
+  gst_pinned_batch_queue_drop (priv->copier.batch);
   /* Counted so far: the statistics keep it until the next start. */
-  gst_pinned_stats_timer_read (&priv->stats, priv->context);
-  gst_pinned_stats_timer_close (&priv->stats, priv->context);
+  gst_pinned_stats_timer_read (&priv->copier.stats, priv->copier.context);
+  gst_pinned_stats_timer_close (&priv->copier.stats, priv->copier.context);
   GST_OBJECT_LOCK (trans);
-  gst_clear_object (&priv->pageable);
+  gst_clear_object (&priv->copier.pageable);
   GST_OBJECT_UNLOCK (trans);
 
   /* Work still queued runs on: every memory it touches waits for its
    * fences before it is freed. */
-  gst_clear_pinned_stream (&priv->stream);
+  gst_clear_pinned_stream (&priv->copier.stream);
   gst_pinned_timeline_flush ();
-  gst_clear_object (&priv->context);
-  gst_video_info_init (&priv->in_info);
+  gst_clear_object (&priv->copier.context);
+  gst_video_info_init (&priv->copier.in_info);
   gst_video_info_init (&priv->out_info);
 
   return TRUE;
@@ -392,12 +407,12 @@ gst_pinned_base_transform_query (GstBaseTransform * trans,
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
       gst_pinned_handle_context_query (GST_ELEMENT (trans), query,
-          priv->context))
+          priv->copier.context))
     return TRUE;
 #ifdef HAVE_CUDA_INTEROP
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
       gst_pinned_cuda_handle_context_query (GST_ELEMENT (trans), query,
-          priv->context))
+          priv->copier.context))
     return TRUE;
 #endif
   /* Upstream's serialized queries (drain, allocation) come after the
@@ -407,8 +422,7 @@ gst_pinned_base_transform_query (GstBaseTransform * trans,
    * stream it frees. Not then (the frames are dropped anyway); before the
    * pad flushes, stop() waits for the stream lock. */
   if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query) &&
-      !sink_flushing (trans) &&
-      gst_pinned_base_transform_push_batch (GST_PINNED_BASE_TRANSFORM (trans))
+      !sink_flushing (trans) && push_batch (trans)
       != GST_FLOW_OK)
     GST_DEBUG_OBJECT (trans, "pushing the batch before %s failed",
         GST_QUERY_TYPE_NAME (query));
@@ -428,9 +442,9 @@ gst_pinned_base_transform_sink_event (GstBaseTransform * trans,
   /* A batch's frames go before the events that follow them, and not at
    * all after a flush. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    gst_pinned_batch_queue_drop (GET_PRIV (self)->batch);
+    gst_pinned_batch_queue_drop (GET_PRIV (self)->copier.batch);
   else if (GST_EVENT_IS_SERIALIZED (event)
-      && gst_pinned_base_transform_push_batch (self) != GST_FLOW_OK)
+      && push_batch (trans) != GST_FLOW_OK)
     GST_DEBUG_OBJECT (self, "pushing the batch before %s failed",
         GST_EVENT_TYPE_NAME (event));
 
@@ -452,26 +466,27 @@ gst_pinned_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* A renegotiation that downstream asked for (RECONFIGURE) comes here
    * before the next frame, not after a serialized event: the frames of a
    * partial batch go first, under the caps they were made for. */
-  if (gst_pinned_base_transform_push_batch (self) != GST_FLOW_OK)
+  if (push_batch (trans) != GST_FLOW_OK)
     GST_DEBUG_OBJECT (self, "pushing the batch before new caps failed");
 
 #ifdef HAVE_CUDA_INTEROP
   /* CUDA memory in: its device pointers are valid in upstream's context
    * only, so that one comes first. */
-  if (priv->context == NULL && gst_pinned_caps_is_cuda (incaps))
-    gst_pinned_cuda_find_upstream_context (GST_ELEMENT (self), &priv->context);
+  if (priv->copier.context == NULL && gst_pinned_caps_is_cuda (incaps))
+    gst_pinned_cuda_find_upstream_context (GST_ELEMENT (self),
+        &priv->copier.context);
 #endif
   if (!gst_pinned_base_transform_open_device (self))
     return FALSE;
 
-  if (!gst_video_info_from_caps (&priv->in_info, incaps) ||
+  if (!gst_video_info_from_caps (&priv->copier.in_info, incaps) ||
       !gst_video_info_from_caps (&priv->out_info, outcaps)) {
     GST_WARNING_OBJECT (self, "cannot parse caps %" GST_PTR_FORMAT " -> %"
         GST_PTR_FORMAT, incaps, outcaps);
     return FALSE;
   }
   if (klass->set_info)
-    return klass->set_info (self, incaps, &priv->in_info, outcaps,
+    return klass->set_info (self, incaps, &priv->copier.in_info, outcaps,
         &priv->out_info);
 
   return TRUE;
@@ -482,12 +497,12 @@ gst_pinned_base_transform_finalize (GObject * object)
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (object);
 
-  gst_pinned_batch_queue_free (priv->batch);
-  gst_pinned_stats_timer_close (&priv->stats, priv->context);
-  gst_clear_object (&priv->pageable);
-  gst_clear_pinned_stream (&priv->stream);
-  gst_clear_object (&priv->context);
-  gst_pinned_stats_clear (&priv->stats);
+  gst_pinned_batch_queue_free (priv->copier.batch);
+  gst_pinned_stats_timer_close (&priv->copier.stats, priv->copier.context);
+  gst_clear_object (&priv->copier.pageable);
+  gst_clear_pinned_stream (&priv->copier.stream);
+  gst_clear_object (&priv->copier.context);
+  gst_pinned_stats_clear (&priv->copier.stats);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -620,10 +635,11 @@ gst_pinned_base_transform_init (GstPinnedBaseTransform * self)
   priv->pool_size = DEFAULT_POOL_SIZE;
   priv->device_alloc = DEFAULT_DEVICE_ALLOC;
   priv->batch_timeout_us = DEFAULT_BATCH_TIMEOUT_US;
-  priv->batch = gst_pinned_batch_queue_new (GST_BASE_TRANSFORM (self),
-      (GstPinnedBatchQueuePush) gst_pinned_base_transform_push_batch);
-  gst_pinned_stats_init (&priv->stats);
-  gst_video_info_init (&priv->in_info);
+  priv->copier.element = GST_BASE_TRANSFORM (self);
+  priv->copier.batch = gst_pinned_batch_queue_new (GST_BASE_TRANSFORM (self),
+      push_batch);
+  gst_pinned_stats_init (&priv->copier.stats);
+  gst_video_info_init (&priv->copier.in_info);
   gst_video_info_init (&priv->out_info);
 }
 
@@ -641,7 +657,7 @@ gst_pinned_base_transform_get_context (GstPinnedBaseTransform * self)
 {
   g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
 
-  return GET_PRIV (self)->context;
+  return GET_PRIV (self)->copier.context;
 }
 
 /**
@@ -668,7 +684,7 @@ gst_pinned_base_transform_get_pool_size (GstPinnedBaseTransform * self)
   GST_OBJECT_UNLOCK (self);
 
   /* One batch held, the one before it copied. */
-  batch = gst_pinned_batch_queue_get_frames (priv->batch);
+  batch = gst_pinned_batch_queue_get_frames (priv->copier.batch);
   if (batch > 1)
     pool_size = MAX (pool_size, 2 * batch);
   return pool_size;
@@ -688,7 +704,7 @@ gst_pinned_base_transform_get_stream (GstPinnedBaseTransform * self)
 {
   g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
 
-  return GET_PRIV (self)->stream;
+  return GET_PRIV (self)->copier.stream;
 }
 
 /**
@@ -704,7 +720,7 @@ gst_pinned_base_transform_get_in_info (GstPinnedBaseTransform * self)
 {
   g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
 
-  return &GET_PRIV (self)->in_info;
+  return &GET_PRIV (self)->copier.in_info;
 }
 
 /**
@@ -751,16 +767,17 @@ gst_pinned_base_transform_make_device_pool (GstPinnedBaseTransform * self,
 
   g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
   priv = GET_PRIV (self);
-  g_return_val_if_fail (priv->context != NULL, NULL);
+  g_return_val_if_fail (priv->copier.context != NULL, NULL);
 
   GST_OBJECT_LOCK (self);
   stream_ordered = priv->device_alloc == GST_PINNED_DEVICE_ALLOC_STREAM_ORDERED;
   GST_OBJECT_UNLOCK (self);
-  if (stream_ordered && priv->stream)
-    pool = gst_pinned_device_buffer_pool_new_stream_ordered (priv->context,
-        priv->stream);
+  if (stream_ordered && priv->copier.stream)
+    pool =
+        gst_pinned_device_buffer_pool_new_stream_ordered (priv->copier.context,
+        priv->copier.stream);
   else
-    pool = gst_pinned_device_buffer_pool_new (priv->context);
+    pool = gst_pinned_device_buffer_pool_new (priv->copier.context);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
@@ -802,40 +819,148 @@ gst_pinned_base_transform_begin_span (GstPinnedBaseTransform * self,
 
   g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
   priv = GET_PRIV (self);
-  if (priv->stream == NULL)
+  if (priv->copier.stream == NULL)
     return NULL;
 
-  return gst_pinned_timeline_begin (priv->stream, GST_OBJECT_NAME (self), what);
+  return gst_pinned_timeline_begin (priv->copier.stream, GST_OBJECT_NAME (self),
+      what);
 }
 
 /**
- * gst_pinned_caps_set_memory_feature:
- * @caps: (transfer none): caps
- * @feature: (nullable): a memory caps feature, %NULL for system memory
+ * gst_pinned_base_transform_transfer:
+ * @self: a #GstPinnedBaseTransform with an open device
+ * @src: the frame to copy, in the negotiated input format
+ * @dst: the buffer to copy it into
+ * @pageable: (nullable): how to copy host memory that is not gst-pinned
+ *   memory (see gst_pinned_transfer_video_frame_full())
+ * @error: (out) (optional): where to describe a failure
  *
- * Returns: (transfer full): a copy of @caps with every structure's
- *   features replaced by @feature; ANY caps stay ANY
+ * gst_pinned_transfer_video_frame_full() on the element's stream with its
+ * input video info, counted in the element's `stats`: a copy, its bytes,
+ * host memory that was not gst-pinned memory (by the way it went), and
+ * for every Nth frame the copies' time on the GPU.
+ *
+ * Returns: %TRUE when the copies were enqueued
  *
  * Since: 0.1
  */
-GstCaps *
-gst_pinned_caps_set_memory_feature (GstCaps * caps, const gchar * feature)
+gboolean
+gst_pinned_base_transform_transfer (GstPinnedBaseTransform * self,
+    GstBuffer * src, GstBuffer * dst, GstPinnedPageable * pageable,
+    GError ** error)
 {
-  GstCaps *ret;
-  guint i, n;
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (src), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (dst), FALSE);
 
-  g_return_val_if_fail (GST_IS_CAPS (caps), NULL);
+  return gst_pinned_copier_copy (&GET_PRIV (self)->copier, src, dst, pageable,
+      TRUE, error);
+}
 
-  ret = gst_caps_copy (caps);
-  if (gst_caps_is_any (ret))
-    return ret;
+/**
+ * gst_pinned_base_transform_transfer_output:
+ * @self: a #GstPinnedBaseTransform with an open device
+ * @src: the frame to copy, in the negotiated input format
+ * @outbuf: the output buffer of the frame being transformed, to copy into
+ * @pageable: (nullable): as for gst_pinned_base_transform_transfer()
+ * @error: (out) (optional): where to describe a failure
+ *
+ * gst_pinned_base_transform_transfer() into the buffer that the element's
+ * transform pushes. Where the element batches frames
+ * (#GstPinnedCopyTransform:batch) and both buffers are gst-pinned memory
+ * in the same layout, the copy is only noted: the base class enqueues the
+ * copies of a batch in one call, with one fence, and pushes its outputs
+ * then, in order; it pushes a partial batch before any serialized event
+ * or query (end of stream, caps, drain, allocation) and drops it on a
+ * flush. Other frames are copied at once, after the batch before them.
+ *
+ * Returns: %TRUE when the copies were enqueued or noted
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_pinned_base_transform_transfer_output (GstPinnedBaseTransform * self,
+    GstBuffer * src, GstBuffer * outbuf, GstPinnedPageable * pageable,
+    GError ** error)
+{
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (src), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (outbuf), FALSE);
 
-  n = gst_caps_get_size (ret);
-  for (i = 0; i < n; i++) {
-    gst_caps_set_features (ret, i,
-        gst_caps_features_new (feature ? feature :
-            GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, NULL));
-  }
+  return gst_pinned_copier_copy_output (&GET_PRIV (self)->copier, src, outbuf,
+      pageable, error);
+}
 
-  return gst_caps_simplify (ret);
+/**
+ * gst_pinned_base_transform_get_batch:
+ * @self: a #GstPinnedBaseTransform
+ *
+ * Returns: how many frames the element copies together, as chosen when
+ *   the caps were set (1: each alone)
+ *
+ * Since: 0.1
+ */
+guint
+gst_pinned_base_transform_get_batch (GstPinnedBaseTransform * self)
+{
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), 1);
+
+  return MAX (gst_pinned_batch_queue_get_frames (GET_PRIV (self)->copier.batch),
+      1);
+}
+
+void
+gst_pinned_base_transform_set_batch (GstPinnedBaseTransform * self,
+    guint frames)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  guint64 timeout;
+
+  GST_OBJECT_LOCK (self);
+  timeout = priv->batch_timeout_us;
+  GST_OBJECT_UNLOCK (self);
+  gst_pinned_batch_queue_set_frames (priv->copier.batch, frames, timeout);
+}
+
+/**
+ * gst_pinned_base_transform_error_text:
+ * @self: a #GstPinnedBaseTransform
+ * @error: (nullable): why a frame failed
+ * @what: the element's message for the failure ("Could not upload a
+ *   frame")
+ *
+ * Words the element message for a frame that failed, so that the user
+ * learns what to do: where the device reports an error left by earlier GPU
+ * work (a kernel that faulted, of this element or another, makes every
+ * later CUDA call fail), it says so and that the application must
+ * restart; a buffer that does not fit its caps (%GST_STREAM_ERROR_FORMAT)
+ * is described after @what; anything else is @what. The CUDA detail stays
+ * in @error, for the debug string.
+ *
+ * Returns: (transfer full): the message
+ *
+ * Since: 0.1
+ */
+gchar *
+gst_pinned_base_transform_error_text (GstPinnedBaseTransform * self,
+    const GError * error, const gchar * what)
+{
+  GstPinnedBaseTransformPrivate *priv;
+
+  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
+  g_return_val_if_fail (what != NULL, NULL);
+
+  priv = GET_PRIV (self);
+  return gst_pinned_error_frame_text (priv->copier.stream, priv->copier.context,
+      error, what);
+}
+
+void
+gst_pinned_base_transform_post_frame_error (GstPinnedBaseTransform * self,
+    GError ** error, const gchar * what)
+{
+  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+
+  gst_pinned_error_post_frame (GST_ELEMENT (self), priv->copier.stream,
+      priv->copier.context, error, what);
 }

@@ -10,13 +10,15 @@
 /* The element errors of gst-pinned's elements: the words for the user
  * (what failed, what to do about it: a device that reports an error left
  * by earlier GPU work means a restart) with the CUDA detail in the debug
- * string, and the one call that posts a frame's failure. */
+ * string, and the one call that posts a frame's failure. They take the
+ * element, its stream and its context, never the base class, whose
+ * methods (gst_pinned_base_transform_error_text()) call them. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "element/gstpinnedbasetransform-private.h"
+#include "element/gstpinnederror-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_error_debug);
 #define GST_CAT_DEFAULT gst_pinned_error_debug
@@ -39,7 +41,7 @@ ensure_debug_category (void)
  * itself, with its call, is in the debug string; this second query only
  * words the message, like gst_pinned_cuda_driver_problem()'s own. */
 gchar *
-gst_pinned_base_transform_device_error_text (gint device_id)
+gst_pinned_error_device_text (gint device_id)
 {
   gint n_devices = 0;
   cudaError_t result;
@@ -91,10 +93,8 @@ is_sticky_error (cudaError_t result)
 /* The error earlier GPU work left on the device, cudaSuccess if none: the
  * element's stream reports it (it is asked only after a failure). */
 static cudaError_t
-device_error (GstPinnedBaseTransform * self)
+device_error (GstPinnedStream * stream, GstPinnedContext * context)
 {
-  GstPinnedStream *stream = gst_pinned_base_transform_get_stream (self);
-  GstPinnedContext *context = gst_pinned_base_transform_get_context (self);
   cudaError_t result;
 
   ensure_debug_category ();
@@ -108,35 +108,13 @@ device_error (GstPinnedBaseTransform * self)
   return is_sticky_error (result) ? result : cudaSuccess;
 }
 
-/**
- * gst_pinned_base_transform_error_text:
- * @self: a #GstPinnedBaseTransform
- * @error: (nullable): why a frame failed
- * @what: the element's message for the failure ("Could not upload a
- *   frame")
- *
- * Words the element message for a frame that failed, so that the user
- * learns what to do: where the device reports an error left by earlier GPU
- * work (a kernel that faulted, of this element or another, makes every
- * later CUDA call fail), it says so and that the application must
- * restart; a buffer that does not fit its caps (%GST_STREAM_ERROR_FORMAT)
- * is described after @what; anything else is @what. The CUDA detail stays
- * in @error, for the debug string.
- *
- * Returns: (transfer full): the message
- *
- * Since: 0.1
- */
 gchar *
-gst_pinned_base_transform_error_text (GstPinnedBaseTransform * self,
-    const GError * error, const gchar * what)
+gst_pinned_error_frame_text (GstPinnedStream * stream,
+    GstPinnedContext * context, const GError * error, const gchar * what)
 {
   cudaError_t result;
 
-  g_return_val_if_fail (GST_IS_PINNED_BASE_TRANSFORM (self), NULL);
-  g_return_val_if_fail (what != NULL, NULL);
-
-  result = device_error (self);
+  result = device_error (stream, context);
   if (result != cudaSuccess)
     return g_strdup_printf ("%s: the GPU reported an error in earlier work "
         "(%s: %s). CUDA cannot use the device in this process any more: "
@@ -151,12 +129,12 @@ gst_pinned_base_transform_error_text (GstPinnedBaseTransform * self,
 }
 
 void
-gst_pinned_base_transform_post_frame_error (GstPinnedBaseTransform * self,
-    GError ** error, const gchar * what)
+gst_pinned_error_post_frame (GstElement * element, GstPinnedStream * stream,
+    GstPinnedContext * context, GError ** error, const gchar * what)
 {
-  gchar *text = gst_pinned_base_transform_error_text (self, *error, what);
+  gchar *text = gst_pinned_error_frame_text (stream, context, *error, what);
 
-  GST_PINNED_ELEMENT_ERROR (self, *error, text);
+  GST_PINNED_ELEMENT_ERROR (element, *error, text);
   g_free (text);
   g_clear_error (error);
 }

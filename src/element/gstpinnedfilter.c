@@ -472,7 +472,8 @@ run_filter (GstPinnedFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
   }
 
   /* Timed after the stream's waits for the frames' earlier users. */
-  timed = gst_pinned_base_transform_timer_begin (base, &start, &end) &&
+  timed = gst_pinned_copier_timer_begin (gst_pinned_base_transform_get_copier
+      (base), &start, &end) &&
       gst_pinned_cuda_result (cudaEventRecord (start,
           gst_pinned_stream_get_cuda_stream (stream)), NULL);
   span = gst_pinned_base_transform_begin_span (base, "kernel");
@@ -485,7 +486,8 @@ run_filter (GstPinnedFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
   gst_pinned_timeline_end (span);
   timed = timed && ok && gst_pinned_cuda_result (cudaEventRecord (end,
           gst_pinned_stream_get_cuda_stream (stream)), NULL);
-  gst_pinned_base_transform_timer_end (base, timed);
+  gst_pinned_copier_timer_end (gst_pinned_base_transform_get_copier (base),
+      timed);
 
   if (!in_place)
     gst_video_frame_unmap (&out_frame);
@@ -569,7 +571,8 @@ gst_pinned_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   if (klass->filter) {
     ret = run_filter (self, src, outbuf);
-  } else if (gst_pinned_base_transform_copy_frame (base, src, outbuf, &error)) {
+  } else if (gst_pinned_copier_copy (gst_pinned_base_transform_get_copier
+          (base), src, outbuf, NULL, FALSE, &error)) {
     /* An in-place filter on CUDA memory: on a copy in the output pool. */
     ret = run_filter (self, outbuf, NULL);
   } else {
