@@ -20,15 +20,9 @@
  *
  * In builds with CUDA interop the context is also shared with GStreamer's
  * nvcodec elements through `gst.cuda.context` (see
- * gst_pinned_cuda_ensure_element_context()): the base class answers and
- * asks for both context types.
- *
- * It also keeps the element's statistics, the read-only `stats` property:
- * counters the streaming thread adds to with atomics (no lock per buffer),
- * the host waits of that thread, and the GPU time of every Nth frame's
- * copy or kernel, from a pair of timing events the element records on its
- * stream (never waited for: they are read N frames later, or when the
- * statistics are read).
+ * gst_pinned_cuda_ensure_element_context()). The element's copies, its
+ * batches and its read-only `stats` property are
+ * gst_pinned_base_transform_transfer() and its siblings.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -36,16 +30,13 @@
 #endif
 
 #include "element/gstpinnedbasetransform-private.h"
+#include "element/gstpinnedelementcontext-private.h"
 #include "element/gstpinnederror-private.h"
 #include "sync/gstpinnedfence-private.h"
 #include "gst/pinned/gstpinnedbufferpool.h"
 #include "gst/pinned/gstpinneddevicememory.h"
-#ifdef HAVE_CUDA_INTEROP
-#include "interop/gstpinnedcudacontext-private.h"
-#include "gst/pinned/gstpinnedcudamemory.h"
-#endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_pinned_base_transform_debug);
+GST_DEBUG_CATEGORY (gst_pinned_base_transform_debug);
 #define GST_CAT_DEFAULT gst_pinned_base_transform_debug
 
 #define DEFAULT_DEVICE_ID GST_PINNED_DEVICE_ID_ANY
@@ -70,7 +61,6 @@ enum
 
 static GParamSpec *properties[PROP_LAST];
 
-
 #define gst_pinned_base_transform_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstPinnedBaseTransform,
     gst_pinned_base_transform, GST_TYPE_BASE_TRANSFORM,
@@ -81,10 +71,8 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstPinnedBaseTransform,
 /* Unchecked: the vfuncs and the public calls (after their own check) pass
  * our instances only, and a checked cast costs a type lookup, several per
  * frame. */
-#define GET_PRIV(self) \
-    ((GstPinnedBaseTransformPrivate *) \
-    gst_pinned_base_transform_get_instance_private ((GstPinnedBaseTransform *) \
-        (self)))
+#define GET_PRIV(self) ((GstPinnedBaseTransformPrivate *) \
+    gst_pinned_base_transform_get_instance_private ((gpointer) (self)))
 
 GstPinnedCopier *
 gst_pinned_base_transform_get_copier (GstPinnedBaseTransform * self)
@@ -112,36 +100,28 @@ gst_pinned_base_transform_set_property (GObject * object, guint prop_id,
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (object);
 
+  GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_DEVICE_ID:
-      GST_OBJECT_LOCK (object);
       priv->device_id = g_value_get_int (value);
-      GST_OBJECT_UNLOCK (object);
       break;
     case PROP_SHARED_STREAM:
-      GST_OBJECT_LOCK (object);
       priv->shared_stream = g_value_get_boolean (value);
-      GST_OBJECT_UNLOCK (object);
       break;
     case PROP_POOL_SIZE:
-      GST_OBJECT_LOCK (object);
       priv->pool_size = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (object);
       break;
     case PROP_BATCH_TIMEOUT:
-      GST_OBJECT_LOCK (object);
       priv->batch_timeout_us = g_value_get_uint64 (value);
-      GST_OBJECT_UNLOCK (object);
       break;
     case PROP_DEVICE_ALLOC:
-      GST_OBJECT_LOCK (object);
       priv->device_alloc = g_value_get_enum (value);
-      GST_OBJECT_UNLOCK (object);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  GST_OBJECT_UNLOCK (object);
 }
 
 static void
@@ -150,60 +130,34 @@ gst_pinned_base_transform_get_property (GObject * object, guint prop_id,
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (object);
 
+  /* The statistics take the object lock themselves. */
+  if (prop_id == PROP_STATS) {
+    g_value_take_boxed (value, gst_pinned_copier_get_stats (&priv->copier));
+    return;
+  }
+
+  GST_OBJECT_LOCK (object);
   switch (prop_id) {
-    case PROP_STATS:
-      g_value_take_boxed (value, gst_pinned_copier_get_stats (&priv->copier));
-      break;
     case PROP_DEVICE_ID:
-      GST_OBJECT_LOCK (object);
       g_value_set_int (value, priv->device_id);
-      GST_OBJECT_UNLOCK (object);
       break;
     case PROP_SHARED_STREAM:
-      GST_OBJECT_LOCK (object);
       g_value_set_boolean (value, priv->shared_stream);
-      GST_OBJECT_UNLOCK (object);
       break;
     case PROP_POOL_SIZE:
-      GST_OBJECT_LOCK (object);
       g_value_set_uint (value, priv->pool_size);
-      GST_OBJECT_UNLOCK (object);
       break;
     case PROP_BATCH_TIMEOUT:
-      GST_OBJECT_LOCK (object);
       g_value_set_uint64 (value, priv->batch_timeout_us);
-      GST_OBJECT_UNLOCK (object);
       break;
     case PROP_DEVICE_ALLOC:
-      GST_OBJECT_LOCK (object);
       g_value_set_enum (value, priv->device_alloc);
-      GST_OBJECT_UNLOCK (object);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-}
-
-static void
-gst_pinned_base_transform_set_context (GstElement * element,
-    GstContext * context)
-{
-  GstPinnedBaseTransformPrivate *priv = GET_PRIV (element);
-  gint device_id;
-
-  GST_OBJECT_LOCK (element);
-  device_id = priv->device_id;
-  GST_OBJECT_UNLOCK (element);
-
-  gst_pinned_handle_set_context (element, context, device_id,
-      &priv->copier.context);
-#ifdef HAVE_CUDA_INTEROP
-  gst_pinned_cuda_handle_set_context (element, context, device_id,
-      &priv->copier.context);
-#endif
-
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+  GST_OBJECT_UNLOCK (object);
 }
 
 static gint
@@ -219,23 +173,16 @@ get_device_id (GstPinnedBaseTransform * self)
   return device_id;
 }
 
-/* Shared or new; with CUDA interop, nvcodec's contexts take part. */
-static gboolean
-ensure_context (GstPinnedBaseTransform * self, gint device_id, GError ** error)
+static void
+gst_pinned_base_transform_set_context (GstElement * element,
+    GstContext * context)
 {
-  GstPinnedBaseTransformPrivate *priv = GET_PRIV (self);
+  gst_pinned_element_context_set (element, context,
+      get_device_id ((GstPinnedBaseTransform *) element),
+      &GET_PRIV (element)->copier.context);
 
-#ifdef HAVE_CUDA_INTEROP
-  return gst_pinned_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
-      &priv->copier.context, error);
-#else
-  return gst_pinned_ensure_element_context (GST_ELEMENT (self), device_id,
-      &priv->copier.context, error);
-#endif
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
-
-
-
 
 /**
  * gst_pinned_base_transform_open_device:
@@ -264,19 +211,13 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
   shared = priv->shared_stream;
   GST_OBJECT_UNLOCK (self);
 
-  if (!ensure_context (self, device_id, &error)) {
-    gchar *text = gst_pinned_error_device_text (device_id);
-
-    GST_PINNED_ELEMENT_ERROR (self, error, text);
-    g_free (text);
-    g_clear_error (&error);
+  if (!gst_pinned_element_context_ensure (GST_ELEMENT (self), device_id,
+          &priv->copier.context, &error)) {
+    gst_pinned_error_post_device (GST_ELEMENT (self), device_id, &error);
     return FALSE;
   }
 
-  priv->copier.stream = shared ?
-      gst_pinned_stream_get_shared (priv->copier.context, &error) :
-      gst_pinned_stream_new (priv->copier.context, &error);
-  if (priv->copier.stream == NULL) {
+  if (!gst_pinned_copier_open (&priv->copier, shared, &error)) {
     GST_PINNED_ELEMENT_ERROR (self, error, "Could not create a CUDA stream");
     g_clear_error (&error);
     return FALSE;
@@ -286,24 +227,8 @@ gst_pinned_base_transform_open_device (GstPinnedBaseTransform * self)
       gst_pinned_context_get_device_id (priv->copier.context),
       gst_pinned_context_get_device_name (priv->copier.context));
 
-  gst_pinned_stats_timer_open (&priv->copier.stats, priv->copier.context);
-
   return TRUE;
 }
-
-#ifdef HAVE_CUDA_INTEROP
-/* Whether the sink pad's template takes CUDA memory. */
-static gboolean
-takes_cuda_input (GstPinnedBaseTransform * self)
-{
-  GstCaps *caps =
-      gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
-  gboolean ret = gst_pinned_caps_is_cuda (caps);
-
-  gst_caps_unref (caps);
-  return ret;
-}
-#endif
 
 /* An element with a device-id opens its device now. One without takes its
  * neighbours' device, and those that start after it (state changes run
@@ -319,38 +244,17 @@ gst_pinned_base_transform_start (GstBaseTransform * trans)
 
   gst_pinned_stats_reset (&priv->copier.stats);
 
-#ifdef HAVE_CUDA_INTEROP
-  /* Where the input may be CUDA memory, upstream's context before any
-   * other: downstream may have another (an element with a device-id that
-   * takes the frames to another GPU), in which the input's pointers are
-   * not valid. */
-  if (takes_cuda_input (self) &&
-      gst_pinned_cuda_find_upstream_context (GST_ELEMENT (self),
+  if (gst_pinned_element_context_find_at_start (trans, get_device_id (self),
           &priv->copier.context))
     return gst_pinned_base_transform_open_device (self);
-#endif
-  if (get_device_id (self) != GST_PINNED_DEVICE_ID_ANY ||
-      gst_pinned_find_element_context (GST_ELEMENT (self),
-          GST_PINNED_DEVICE_ID_ANY, &priv->copier.context))
-    return gst_pinned_base_transform_open_device (self);
-#ifdef HAVE_CUDA_INTEROP
-  /* An nvcodec neighbour that opened its device at NULL to READY (decoders
-   * do) has a context by now: join it. */
-  if (gst_pinned_cuda_find_element_context (GST_ELEMENT (self), FALSE,
-          &priv->copier.context))
-    return gst_pinned_base_transform_open_device (self);
-#endif
 
   if (!gst_pinned_cuda_result (cudaGetDeviceCount (&n_devices), &error) ||
       n_devices <= 0) {
-    gchar *text = gst_pinned_error_device_text (GST_PINNED_DEVICE_ID_ANY);
-
     if (error == NULL)
       g_set_error (&error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
           "No CUDA device found");
-    GST_PINNED_ELEMENT_ERROR (self, error, text);
-    g_free (text);
-    g_clear_error (&error);
+    gst_pinned_error_post_device (GST_ELEMENT (self),
+        GST_PINNED_DEVICE_ID_ANY, &error);
     return FALSE;
   }
 
@@ -362,41 +266,10 @@ gst_pinned_base_transform_stop (GstBaseTransform * trans)
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
 
-  /* The batch timer first: a batch it flushes is timed with the events
-   * closed below (valgrind saw one read after they were freed). */
-  gst_pinned_batch_queue_stop_timer (priv->copier.batch);
-  gst_pinned_batch_queue_drop (priv->copier.batch);
-  /* Counted so far: the statistics keep it until the next start. */
-  gst_pinned_stats_timer_read (&priv->copier.stats, priv->copier.context);
-  gst_pinned_stats_timer_close (&priv->copier.stats, priv->copier.context);
-  GST_OBJECT_LOCK (trans);
-  gst_clear_object (&priv->copier.pageable);
-  GST_OBJECT_UNLOCK (trans);
-
-  /* Work still queued runs on: every memory it touches waits for its
-   * fences before it is freed. */
-  gst_clear_pinned_stream (&priv->copier.stream);
-  gst_pinned_timeline_flush ();
-  gst_clear_object (&priv->copier.context);
-  gst_video_info_init (&priv->copier.in_info);
+  gst_pinned_copier_stop (&priv->copier);
   gst_video_info_init (&priv->out_info);
 
   return TRUE;
-}
-
-/* Whether the sink pad is being deactivated: its pre-activation sets
- * FLUSHING under the pad's lock before GstBaseTransform waits for the
- * pad's stream lock and calls stop(). */
-static gboolean
-sink_flushing (GstBaseTransform * trans)
-{
-  GstPad *pad = GST_BASE_TRANSFORM_SINK_PAD (trans);
-  gboolean flushing;
-
-  GST_OBJECT_LOCK (pad);
-  flushing = GST_PAD_IS_FLUSHING (pad);
-  GST_OBJECT_UNLOCK (pad);
-  return flushing;
 }
 
 static gboolean
@@ -406,26 +279,10 @@ gst_pinned_base_transform_query (GstBaseTransform * trans,
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      gst_pinned_handle_context_query (GST_ELEMENT (trans), query,
+      gst_pinned_element_context_query (GST_ELEMENT (trans), query,
           priv->copier.context))
     return TRUE;
-#ifdef HAVE_CUDA_INTEROP
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      gst_pinned_cuda_handle_context_query (GST_ELEMENT (trans), query,
-          priv->copier.context))
-    return TRUE;
-#endif
-  /* Upstream's serialized queries (drain, allocation) come after the
-   * frames it sent. GstPad holds the stream lock for such a query but,
-   * unlike an event, sends it on a flushing pad too: one that comes while
-   * the element stops would flush the batch that stop() drops, with the
-   * stream it frees. Not then (the frames are dropped anyway); before the
-   * pad flushes, stop() waits for the stream lock. */
-  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query) &&
-      !sink_flushing (trans) && push_batch (trans)
-      != GST_FLOW_OK)
-    GST_DEBUG_OBJECT (trans, "pushing the batch before %s failed",
-        GST_QUERY_TYPE_NAME (query));
+  gst_pinned_copier_before_query (&priv->copier, direction, query);
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
@@ -437,17 +294,7 @@ static gboolean
 gst_pinned_base_transform_sink_event (GstBaseTransform * trans,
     GstEvent * event)
 {
-  GstPinnedBaseTransform *self = GST_PINNED_BASE_TRANSFORM (trans);
-
-  /* A batch's frames go before the events that follow them, and not at
-   * all after a flush. */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    gst_pinned_batch_queue_drop (GET_PRIV (self)->copier.batch);
-  else if (GST_EVENT_IS_SERIALIZED (event)
-      && push_batch (trans) != GST_FLOW_OK)
-    GST_DEBUG_OBJECT (self, "pushing the batch before %s failed",
-        GST_EVENT_TYPE_NAME (event));
-
+  gst_pinned_copier_before_event (&GET_PRIV (trans)->copier, event);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
     g_object_notify_by_pspec (G_OBJECT (trans), properties[PROP_STATS]);
 
@@ -463,19 +310,10 @@ gst_pinned_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       GST_PINNED_BASE_TRANSFORM_GET_CLASS (self);
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (trans);
 
-  /* A renegotiation that downstream asked for (RECONFIGURE) comes here
-   * before the next frame, not after a serialized event: the frames of a
-   * partial batch go first, under the caps they were made for. */
-  if (push_batch (trans) != GST_FLOW_OK)
-    GST_DEBUG_OBJECT (self, "pushing the batch before new caps failed");
+  gst_pinned_copier_before_caps (&priv->copier);
 
-#ifdef HAVE_CUDA_INTEROP
-  /* CUDA memory in: its device pointers are valid in upstream's context
-   * only, so that one comes first. */
-  if (priv->copier.context == NULL && gst_pinned_caps_is_cuda (incaps))
-    gst_pinned_cuda_find_upstream_context (GST_ELEMENT (self),
-        &priv->copier.context);
-#endif
+  gst_pinned_element_context_find_for_caps (GST_ELEMENT (self), incaps,
+      &priv->copier.context);
   if (!gst_pinned_base_transform_open_device (self))
     return FALSE;
 
@@ -497,12 +335,7 @@ gst_pinned_base_transform_finalize (GObject * object)
 {
   GstPinnedBaseTransformPrivate *priv = GET_PRIV (object);
 
-  gst_pinned_batch_queue_free (priv->copier.batch);
-  gst_pinned_stats_timer_close (&priv->copier.stats, priv->copier.context);
-  gst_clear_object (&priv->copier.pageable);
-  gst_clear_pinned_stream (&priv->copier.stream);
-  gst_clear_object (&priv->copier.context);
-  gst_pinned_stats_clear (&priv->copier.stats);
+  gst_pinned_copier_clear (&priv->copier);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -635,11 +468,7 @@ gst_pinned_base_transform_init (GstPinnedBaseTransform * self)
   priv->pool_size = DEFAULT_POOL_SIZE;
   priv->device_alloc = DEFAULT_DEVICE_ALLOC;
   priv->batch_timeout_us = DEFAULT_BATCH_TIMEOUT_US;
-  priv->copier.element = GST_BASE_TRANSFORM (self);
-  priv->copier.batch = gst_pinned_batch_queue_new (GST_BASE_TRANSFORM (self),
-      push_batch);
-  gst_pinned_stats_init (&priv->copier.stats);
-  gst_video_info_init (&priv->copier.in_info);
+  gst_pinned_copier_init (&priv->copier, GST_BASE_TRANSFORM (self), push_batch);
   gst_video_info_init (&priv->out_info);
 }
 

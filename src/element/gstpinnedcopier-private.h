@@ -18,6 +18,9 @@
 
 G_BEGIN_DECLS
 
+/* The copier logs as its element's class. */
+GST_DEBUG_CATEGORY_EXTERN (gst_pinned_base_transform_debug);
+
 /* What the copies of one element need: its stream and context (set
  * between start and stop), its input info, its statistics, the pageable
  * helper last given (for its gauges, under the element's object lock) and
@@ -35,6 +38,30 @@ typedef struct
 
   GstPinnedBatchQueue *batch;
 } GstPinnedCopier;
+
+/* Sets @copier up for @element (not a reference); @push pushes a partial
+ * batch whose time is up (the batch queue's timer calls it). */
+G_GNUC_INTERNAL
+void     gst_pinned_copier_init               (GstPinnedCopier * copier,
+                                               GstBaseTransform * element,
+                                               GstPinnedBatchQueuePush push);
+
+/* Opens the element's stream (@shared: the device's shared one) on its
+ * context, which the caller set, and the statistics' timer. */
+G_GNUC_INTERNAL
+gboolean gst_pinned_copier_open               (GstPinnedCopier * copier,
+                                               gboolean shared,
+                                               GError ** error);
+
+/* At the element's stop: drops the batch, reads and closes the timer,
+ * lets go of the stream and the context (the statistics stay until the
+ * next start). */
+G_GNUC_INTERNAL
+void     gst_pinned_copier_stop               (GstPinnedCopier * copier);
+
+/* At finalize: frees what gst_pinned_copier_init() made. */
+G_GNUC_INTERNAL
+void     gst_pinned_copier_clear              (GstPinnedCopier * copier);
 
 /* Whether to time the GPU work of this frame (every Nth frame): then
  * *@start and *@end are the events to record on the element's stream,
@@ -84,6 +111,24 @@ GstFlowReturn gst_pinned_copier_push          (GstPinnedCopier * copier);
 G_GNUC_INTERNAL
 GstFlowReturn gst_pinned_copier_generate_output (GstPinnedCopier * copier,
                                                  GstBuffer ** outbuf);
+
+/* Before a query reaches the base class: a serialized one from upstream
+ * (drain, allocation) comes after the frames of the batch, which go
+ * first. */
+G_GNUC_INTERNAL
+void     gst_pinned_copier_before_query       (GstPinnedCopier * copier,
+                                               GstPadDirection direction,
+                                               GstQuery * query);
+
+/* Before a sink event reaches the base class: the batch's frames go
+ * before a serialized event, and not at all after a flush. */
+G_GNUC_INTERNAL
+void     gst_pinned_copier_before_event       (GstPinnedCopier * copier,
+                                               GstEvent * event);
+
+/* Before new caps take effect: the batch's frames go first. */
+G_GNUC_INTERNAL
+void     gst_pinned_copier_before_caps        (GstPinnedCopier * copier);
 
 /* The element's `stats` property. */
 G_GNUC_INTERNAL

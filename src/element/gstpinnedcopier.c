@@ -20,6 +20,67 @@
 #include "element/gstpinnedcopier-private.h"
 #include "element/gstpinnederror-private.h"
 #include "sync/gstpinnedfence-private.h"
+#include "gst/pinned/gstpinnedtimeline.h"
+
+/* The copier logs as its element's class, "pinnedbasetransform". */
+#define GST_CAT_DEFAULT gst_pinned_base_transform_debug
+
+void
+gst_pinned_copier_init (GstPinnedCopier * copier, GstBaseTransform * element,
+    GstPinnedBatchQueuePush push)
+{
+  copier->element = element;
+  copier->batch = gst_pinned_batch_queue_new (element, push);
+  gst_pinned_stats_init (&copier->stats);
+  gst_video_info_init (&copier->in_info);
+}
+
+gboolean
+gst_pinned_copier_open (GstPinnedCopier * copier, gboolean shared,
+    GError ** error)
+{
+  copier->stream = shared ?
+      gst_pinned_stream_get_shared (copier->context, error) :
+      gst_pinned_stream_new (copier->context, error);
+  if (copier->stream == NULL)
+    return FALSE;
+
+  gst_pinned_stats_timer_open (&copier->stats, copier->context);
+  return TRUE;
+}
+
+void
+gst_pinned_copier_stop (GstPinnedCopier * copier)
+{
+  /* The batch timer first: a batch it flushes is timed with the events
+   * closed below (valgrind saw one read after they were freed). */
+  gst_pinned_batch_queue_stop_timer (copier->batch);
+  gst_pinned_batch_queue_drop (copier->batch);
+  /* Counted so far: the statistics keep it until the next start. */
+  gst_pinned_stats_timer_read (&copier->stats, copier->context);
+  gst_pinned_stats_timer_close (&copier->stats, copier->context);
+  GST_OBJECT_LOCK (copier->element);
+  gst_clear_object (&copier->pageable);
+  GST_OBJECT_UNLOCK (copier->element);
+
+  /* Work still queued runs on: every memory it touches waits for its
+   * fences before it is freed. */
+  gst_clear_pinned_stream (&copier->stream);
+  gst_pinned_timeline_flush ();
+  gst_clear_object (&copier->context);
+  gst_video_info_init (&copier->in_info);
+}
+
+void
+gst_pinned_copier_clear (GstPinnedCopier * copier)
+{
+  gst_pinned_batch_queue_free (copier->batch);
+  gst_pinned_stats_timer_close (&copier->stats, copier->context);
+  gst_clear_object (&copier->pageable);
+  gst_clear_pinned_stream (&copier->stream);
+  gst_clear_object (&copier->context);
+  gst_pinned_stats_clear (&copier->stats);
+}
 
 gboolean
 gst_pinned_copier_timer_begin (GstPinnedCopier * copier, cudaEvent_t * start,
@@ -181,4 +242,60 @@ gst_pinned_copier_generate_output (GstPinnedCopier * copier,
     GST_PINNED_STAT_ADD (copier->stats.buffers, 1);
 
   return ret;
+}
+
+/* Whether the sink pad is being deactivated: its pre-activation sets
+ * FLUSHING under the pad's lock before GstBaseTransform waits for the
+ * pad's stream lock and calls stop(). */
+static gboolean
+sink_flushing (GstBaseTransform * trans)
+{
+  GstPad *pad = GST_BASE_TRANSFORM_SINK_PAD (trans);
+  gboolean flushing;
+
+  GST_OBJECT_LOCK (pad);
+  flushing = GST_PAD_IS_FLUSHING (pad);
+  GST_OBJECT_UNLOCK (pad);
+  return flushing;
+}
+
+void
+gst_pinned_copier_before_query (GstPinnedCopier * copier,
+    GstPadDirection direction, GstQuery * query)
+{
+  /* Upstream's serialized queries (drain, allocation) come after the
+   * frames it sent. GstPad holds the stream lock for such a query but,
+   * unlike an event, sends it on a flushing pad too: one that comes while
+   * the element stops would flush the batch that stop() drops, with the
+   * stream it frees. Not then (the frames are dropped anyway); before the
+   * pad flushes, stop() waits for the stream lock. */
+  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query) &&
+      !sink_flushing (copier->element) &&
+      gst_pinned_copier_push (copier) != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (copier->element, "pushing the batch before %s failed",
+        GST_QUERY_TYPE_NAME (query));
+}
+
+void
+gst_pinned_copier_before_event (GstPinnedCopier * copier, GstEvent * event)
+{
+  /* A batch's frames go before the events that follow them, and not at
+   * all after a flush. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    gst_pinned_batch_queue_drop (copier->batch);
+  else if (GST_EVENT_IS_SERIALIZED (event)
+      && gst_pinned_copier_push (copier) != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (copier->element, "pushing the batch before %s failed",
+        GST_EVENT_TYPE_NAME (event));
+}
+
+void
+gst_pinned_copier_before_caps (GstPinnedCopier * copier)
+{
+  /* A renegotiation that downstream asked for (RECONFIGURE) comes here
+   * before the next frame, not after a serialized event: the frames of a
+   * partial batch go first, under the caps they were made for. */
+  if (gst_pinned_copier_push (copier) != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (copier->element,
+        "pushing the batch before new caps failed");
 }

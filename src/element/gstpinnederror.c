@@ -40,8 +40,8 @@ ensure_debug_category (void)
  * (install or update the driver, pick an existing device-id). The failure
  * itself, with its call, is in the debug string; this second query only
  * words the message, like gst_pinned_cuda_driver_problem()'s own. */
-gchar *
-gst_pinned_error_device_text (gint device_id)
+static gchar *
+device_text (gint device_id)
 {
   gint n_devices = 0;
   cudaError_t result;
@@ -63,6 +63,17 @@ gst_pinned_error_device_text (gint device_id)
 
   return g_strdup_printf ("The CUDA device of device-id %d is not usable",
       device_id);
+}
+
+void
+gst_pinned_error_post_device (GstElement * element, gint device_id,
+    GError ** error)
+{
+  gchar *text = device_text (device_id);
+
+  GST_PINNED_ELEMENT_ERROR (element, *error, text);
+  g_free (text);
+  g_clear_error (error);
 }
 
 /* Errors after which CUDA cannot use the device in this process any more:
