@@ -48,23 +48,17 @@
 
 #include "sync/gstpinnedfence-private.h"
 #include "memory/gstpinnedmemory-private.h"
+#include "memory/gstpinnedmemoryfences-private.h"
 /* For the names of the two kinds only (gst_is_pinned_memory()). */
 #include "gst/pinned/gstpinneddevicememory.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_pinned_memory_debug);
+GST_DEBUG_CATEGORY (gst_pinned_memory_debug);
 #define GST_CAT_DEFAULT gst_pinned_memory_debug
 
 const gchar gst_pinned_host_memory_type[] = GST_PINNED_HOST_MEMORY_TYPE_NAME;
 const gchar gst_pinned_device_memory_type[] =
     GST_PINNED_DEVICE_MEMORY_TYPE_NAME;
-
-struct _GstPinnedMemoryPrivate
-{
-  GMutex lock;
-  GstPinnedFence *writer;
-  GPtrArray *readers;
-};
 
 typedef struct
 {
@@ -121,70 +115,6 @@ fence_owner (GstPinnedMemory * mem)
   return mem->mem.parent ? (GstPinnedMemory *) mem->mem.parent : mem;
 }
 
-/* The fences an access must come after, referenced. Most memories have a
- * writer and a reader or two: those fit on the stack. */
-#define STACK_FENCES 8
-
-typedef struct
-{
-  GstPinnedFence *stack[STACK_FENCES];
-  GstPinnedFence **fences;
-  guint n;
-  gboolean has_writer;          /* fences[0] is the writer's */
-} FenceList;
-
-static void
-collect_fences (GstPinnedMemory * mem, GstMapFlags access, FenceList * list)
-{
-  GstPinnedMemoryPrivate *priv = fence_owner (mem)->priv;
-  guint i, max;
-
-  g_mutex_lock (&priv->lock);
-  max = 1 + ((access & GST_MAP_WRITE) ? priv->readers->len : 0);
-  list->fences = max <= STACK_FENCES ? list->stack :
-      g_new (GstPinnedFence *, max);
-  list->n = 0;
-  list->has_writer = priv->writer != NULL;
-  if (priv->writer)
-    list->fences[list->n++] = gst_pinned_fence_ref (priv->writer);
-  if (access & GST_MAP_WRITE) {
-    for (i = 0; i < priv->readers->len; i++)
-      list->fences[list->n++] =
-          gst_pinned_fence_ref (g_ptr_array_index (priv->readers, i));
-  }
-  g_mutex_unlock (&priv->lock);
-}
-
-static void
-fence_list_clear (FenceList * list)
-{
-  guint i;
-
-  for (i = 0; i < list->n; i++)
-    gst_pinned_fence_unref (list->fences[i]);
-  if (list->fences != list->stack)
-    g_free (list->fences);
-  list->n = 0;
-}
-
-/* Drops fences that were found signalled, so that their events return to
- * the pool early and later checks cost nothing. */
-static void
-forget_fences (GstPinnedMemory * mem, FenceList * list)
-{
-  GstPinnedMemoryPrivate *priv = fence_owner (mem)->priv;
-  guint i;
-
-  g_mutex_lock (&priv->lock);
-  for (i = 0; i < list->n; i++) {
-    if (priv->writer == list->fences[i])
-      gst_clear_pinned_fence (&priv->writer);
-    else
-      g_ptr_array_remove_fast (priv->readers, list->fences[i]);
-  }
-  g_mutex_unlock (&priv->lock);
-}
-
 /**
  * gst_pinned_memory_sync_stream:
  * @mem: a #GstPinnedMemory
@@ -204,19 +134,11 @@ gboolean
 gst_pinned_memory_sync_stream (GstPinnedMemory * mem, GstPinnedStream * stream,
     GstMapFlags access, GError ** error)
 {
-  FenceList list;
-  gboolean ret = TRUE;
-  guint i;
-
   g_return_val_if_fail (gst_is_pinned_memory (GST_MEMORY_CAST (mem)), FALSE);
   g_return_val_if_fail (stream != NULL, FALSE);
 
-  collect_fences (mem, access, &list);
-  for (i = 0; i < list.n && ret; i++)
-    ret = gst_pinned_fence_wait_on_stream (list.fences[i], stream, error);
-  fence_list_clear (&list);
-
-  return ret;
+  return gst_pinned_memory_fences_sync_stream (fence_owner (mem)->priv,
+      access, stream, error);
 }
 
 /**
@@ -236,71 +158,10 @@ void
 gst_pinned_memory_add_fence (GstPinnedMemory * mem, GstPinnedFence * fence,
     GstMapFlags access)
 {
-  GstPinnedMemoryPrivate *priv;
-  guint64 stream_id;
-  guint i;
-
   g_return_if_fail (gst_is_pinned_memory (GST_MEMORY_CAST (mem)));
   g_return_if_fail (fence != NULL);
 
-  priv = fence_owner (mem)->priv;
-  stream_id = gst_pinned_fence_get_stream_id (fence);
-
-  g_mutex_lock (&priv->lock);
-  if (access & GST_MAP_WRITE) {
-    gst_clear_pinned_fence (&priv->writer);
-    priv->writer = gst_pinned_fence_ref (fence);
-    g_ptr_array_set_size (priv->readers, 0);
-  } else {
-    for (i = 0; i < priv->readers->len; i++) {
-      GstPinnedFence *reader = g_ptr_array_index (priv->readers, i);
-
-      if (gst_pinned_fence_get_stream_id (reader) == stream_id) {
-        g_ptr_array_remove_index_fast (priv->readers, i);
-        break;
-      }
-    }
-    g_ptr_array_add (priv->readers, gst_pinned_fence_ref (fence));
-  }
-  g_mutex_unlock (&priv->lock);
-}
-
-static gboolean
-memory_wait (GstPinnedMemory * mem, GstMapFlags access, gboolean gate,
-    GError ** error)
-{
-  FenceList list;
-  gboolean ret = TRUE;
-  guint i;
-
-  collect_fences (mem, access, &list);
-  for (i = 0; i < list.n && ret; i++) {
-    GError *failure = NULL;
-
-    /* Finished work costs no wait (and no second question). */
-    if (gate ? gst_pinned_fence_wait_gate (list.fences[i], &failure) :
-        gst_pinned_fence_wait (list.fences[i], &failure))
-      continue;
-
-    /* Failed work (a device error: it will never run). Reading what the
-     * failed writer should have written fails, rather than hand the CPU
-     * bytes the copy never filled; an access that overwrites, or that
-     * only had to wait for a reader, can go on: what the failed work did
-     * no longer matters to it. */
-    if (i == 0 && list.has_writer && (access & GST_MAP_READ)) {
-      g_propagate_error (error, failure);
-      ret = FALSE;
-    } else {
-      GST_DEBUG ("memory %p: fence of failed work, no longer needed: %s",
-          mem, failure->message);
-      g_clear_error (&failure);
-    }
-  }
-  if (ret && list.n > 0)
-    forget_fences (mem, &list);
-  fence_list_clear (&list);
-
-  return ret;
+  gst_pinned_memory_fences_add (fence_owner (mem)->priv, fence, access);
 }
 
 /**
@@ -325,13 +186,15 @@ gst_pinned_memory_wait (GstPinnedMemory * mem, GstMapFlags access,
 {
   g_return_val_if_fail (gst_is_pinned_memory (GST_MEMORY_CAST (mem)), FALSE);
 
-  return memory_wait (mem, access, FALSE, error);
+  return gst_pinned_memory_fences_wait (fence_owner (mem)->priv, mem, access,
+      FALSE, error);
 }
 
 void
 gst_pinned_memory_wait_for_reuse (GstPinnedMemory * mem)
 {
-  memory_wait (mem, GST_MAP_WRITE, TRUE, NULL);
+  gst_pinned_memory_fences_wait (fence_owner (mem)->priv, mem, GST_MAP_WRITE,
+      TRUE, NULL);
 }
 
 void
@@ -357,18 +220,9 @@ gst_pinned_memory_pace_writer (GstPinnedMemory * mem)
 gboolean
 gst_pinned_memory_is_idle (GstPinnedMemory * mem, GstMapFlags access)
 {
-  FenceList list;
-  gboolean idle = TRUE;
-  guint i;
-
   g_return_val_if_fail (gst_is_pinned_memory (GST_MEMORY_CAST (mem)), TRUE);
 
-  collect_fences (mem, access, &list);
-  for (i = 0; i < list.n && idle; i++)
-    idle = gst_pinned_fence_is_signaled (list.fences[i]);
-  fence_list_clear (&list);
-
-  return idle;
+  return gst_pinned_memory_fences_is_idle (fence_owner (mem)->priv, access);
 }
 
 /**
@@ -383,18 +237,9 @@ gst_pinned_memory_is_idle (GstPinnedMemory * mem, GstMapFlags access)
 GstPinnedFence *
 gst_pinned_memory_get_write_fence (GstPinnedMemory * mem)
 {
-  GstPinnedMemoryPrivate *priv;
-  GstPinnedFence *fence = NULL;
-
   g_return_val_if_fail (gst_is_pinned_memory (GST_MEMORY_CAST (mem)), NULL);
 
-  priv = fence_owner (mem)->priv;
-  g_mutex_lock (&priv->lock);
-  if (priv->writer)
-    fence = gst_pinned_fence_ref (priv->writer);
-  g_mutex_unlock (&priv->lock);
-
-  return fence;
+  return gst_pinned_memory_fences_get_writer (fence_owner (mem)->priv);
 }
 
 /**
@@ -453,9 +298,7 @@ memory_new (GstPinnedAllocator * allocator, gpointer data, GstMemoryFlags flags,
   impl->mem.context = gst_object_ref (priv->context);
   impl->mem.data = data;
   impl->mem.priv = &impl->priv;
-  g_mutex_init (&impl->priv.lock);
-  impl->priv.readers =
-      g_ptr_array_new_with_free_func ((GDestroyNotify) gst_pinned_fence_unref);
+  gst_pinned_memory_fences_init (&impl->priv);
 
   return impl;
 }
@@ -705,9 +548,7 @@ gst_pinned_allocator_take_error (GstPinnedAllocator * allocator,
 static void
 memory_finish (GstPinnedMemoryImpl * impl)
 {
-  gst_clear_pinned_fence (&impl->priv.writer);
-  g_ptr_array_unref (impl->priv.readers);
-  g_mutex_clear (&impl->priv.lock);
+  gst_pinned_memory_fences_clear (&impl->priv);
   gst_object_unref (impl->mem.context);
   g_free (impl);
 }
