@@ -15,6 +15,7 @@
 #endif
 
 #include "gstpinned-private.h"
+#include "core/gstpinnedenv-private.h"
 
 const gchar *
 gst_pinned_env_get (const gchar * name)

@@ -20,6 +20,7 @@
 
 #include "element/gstpinnedstats-private.h"
 #include "sync/gstpinnedfence-private.h"
+#include "core/gstpinnedenv-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_stats_debug);
 #define GST_CAT_DEFAULT gst_pinned_stats_debug

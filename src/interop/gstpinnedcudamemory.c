@@ -47,6 +47,7 @@
 #include <gst/cuda/gstcudabufferpool.h>
 
 #include "sync/gstpinnedfence-private.h"
+#include "core/gstpinnedenv-private.h"
 #include "gst/pinned/gstpinnedcudamemory.h"
 #include "gst/pinned/gstpinnedcudacontext.h"
 #include "gst/pinned/gstpinneddevicememory.h"

@@ -27,6 +27,7 @@
 
 #include "gstpinned-private.h"
 #include "memory/gstpinnedmemory-private.h"
+#include "memory/gstpinnedhostlock-private.h"
 #include "gst/pinned/gstpinneddevicememory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_device_memory_debug);

@@ -54,6 +54,7 @@
 
 #include "gstpinned-private.h"
 #include "memory/gstpinnedmemory-private.h"
+#include "memory/gstpinnedhostlock-private.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_host_memory_debug);
@@ -85,9 +86,6 @@ struct _GstPinnedHostAllocator
   GQueue cache;                 /* of Cached, most recently freed first */
   gsize cached_bytes;
 };
-
-/* Atomic: the bytes page-locked by gst-pinned in this process now. */
-static gint64 locked_bytes;
 
 /* Set around an allocation whose every byte is written at once (a copy):
  * no need to clear it. */
@@ -480,46 +478,6 @@ gst_is_pinned_host_memory (GstMemory * mem)
       GST_IS_PINNED_HOST_ALLOCATOR (mem->allocator);
 }
 
-static void
-count_locked (gint64 bytes)
-{
-  __atomic_add_fetch (&locked_bytes, bytes, __ATOMIC_RELAXED);
-}
-
-gboolean
-gst_pinned_host_lock_alloc (gpointer * data, gsize size, guint flags,
-    GError ** error)
-{
-  if (!gst_pinned_cuda_result (cudaHostAlloc (data, size, flags), error))
-    return FALSE;
-  count_locked (size);
-  return TRUE;
-}
-
-void
-gst_pinned_host_lock_free (gpointer data, gsize size)
-{
-  gst_pinned_cuda_result (cudaFreeHost (data), NULL);
-  count_locked (-(gint64) size);
-}
-
-gboolean
-gst_pinned_host_lock_register (gpointer data, gsize size, guint flags,
-    GError ** error)
-{
-  if (!gst_pinned_cuda_result (cudaHostRegister (data, size, flags), error))
-    return FALSE;
-  count_locked (size);
-  return TRUE;
-}
-
-void
-gst_pinned_host_lock_unregister (gpointer data, gsize size)
-{
-  gst_pinned_cuda_result (cudaHostUnregister (data), NULL);
-  count_locked (-(gint64) size);
-}
-
 /**
  * gst_pinned_host_memory_get_locked_bytes:
  *
@@ -537,7 +495,5 @@ gst_pinned_host_lock_unregister (gpointer data, gsize size)
 guint64
 gst_pinned_host_memory_get_locked_bytes (void)
 {
-  gint64 bytes = __atomic_load_n (&locked_bytes, __ATOMIC_RELAXED);
-
-  return bytes > 0 ? (guint64) bytes : 0;
+  return gst_pinned_host_lock_get_bytes ();
 }

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "memory/gstpinnedhostregistry-private.h"
+#include "memory/gstpinnedhostlock-private.h"
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_host_registry_debug,
     "pinnedhostregistry", "gst-pinned registration of upstream memory");

@@ -40,6 +40,7 @@
 #endif
 
 #include "sync/gstpinnedfencetrack-private.h"
+#include "core/gstpinnedenv-private.h"
 
 #include <string.h>
 

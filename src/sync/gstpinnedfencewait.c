@@ -22,6 +22,7 @@
 
 #include "element/gstpinnedbatchqueue-private.h"
 #include "sync/gstpinnedfencetrack-private.h"
+#include "core/gstpinnedenv-private.h"
 
 #ifdef __linux__
 #include <sys/prctl.h>

@@ -30,6 +30,7 @@
 #endif
 
 #include "gstpinned-private.h"
+#include "core/gstpinnedenv-private.h"
 #include "gst/pinned/gstpinnedtimeline.h"
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_timeline_debug, "pinnedtimeline",

@@ -51,6 +51,7 @@
 #include "transfer/gstpinnedstager-private.h"
 #include "transfer/gstpinnedstagingjob-private.h"
 #include "sync/gstpinnedfence-private.h"
+#include "core/gstpinnedenv-private.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_staging_debug, "pinnedstaging",
