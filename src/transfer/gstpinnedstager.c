@@ -12,7 +12,7 @@
  * thread, a few MB at a time, at one thread's memcpy rate (6.7 GB/s on the
  * H100's host, against 45 GB/s with 12 threads); and a pitched copy from
  * pageable memory is staged row by row. Here the frame is cut in chunks
- * that gst_pinned_staging_job_work_func threads (a GThreadPool) and the calling thread copy into a
+ * that worker threads (a GThreadPool) and the calling thread copy into a
  * page-locked staging buffer of our own, and each chunk's DMA is enqueued
  * as soon as it has landed, so the CPU copy of chunk k + 1 overlaps the
  * DMA of chunk k. The way back (device to pageable memory) is the mirror:
@@ -32,14 +32,14 @@
  * it in stream order. A fresh frame's CPU copy then overlaps the source's
  * next frame instead of adding to it. The frame's buffer is kept, mapped,
  * until its last chunk has landed; then a pool's buffer goes back from the
- * gst_pinned_staging_job_work_func, and memory of no pool (fresh) on the calling thread at its next
+ * worker, and memory of no pool (fresh) on the calling thread at its next
  * frame (or when the staging stops: a flush, the end of the stream), where
  * the source's own frees are. Large fresh memory is staged as before,
  * waited for (FRESH_DETACH_MAX).
  *
  * Only the calling thread calls CUDA, except for the download's fence
  * waits, which the threads do on the chunk they are about to copy, and a
- * gst_pinned_staging_job_work_func's release of a pool's buffer (a release may call CUDA, which the
+ * worker's release of a pool's buffer (a release may call CUDA, which the
  * host function may not). */
 
 #ifdef HAVE_CONFIG_H
@@ -60,14 +60,14 @@ GST_PINNED_DEBUG_CATEGORY (gst_pinned_staging_debug, "pinnedstaging",
 
 /* Memory bandwidth of a host is reached well before 8 threads copy. */
 #define MAX_AUTO_THREADS 8
-/* A fresh frame (memory of no pool) staged detached goes to a gst_pinned_staging_job_work_func of
+/* A fresh frame (memory of no pool) staged detached goes to a worker of
  * its own where the count is automatic: the copy is off the streaming
  * thread either way, and more threads on fresh frames slowed their source
  * more than they saved (fresh 1080p frames from Python on H100 hosts:
- * 1,845 frames/s with one gst_pinned_staging_job_work_func, 1,575 with seven; one gst_pinned_staging_job_work_func of seven
- * taking each frame 1,574 and 1,594 against 1,685 and 1,770 for one gst_pinned_staging_job_work_func
+ * 1,845 frames/s with one worker, 1,575 with seven; one worker of seven
+ * taking each frame 1,574 and 1,594 against 1,685 and 1,770 for one worker
  * alone; docs/notes/2026-11-26-fresh-frames.md). A pool's buffer goes to
- * every gst_pinned_staging_job_work_func. */
+ * every worker. */
 #define FRESH_AUTO_WORKERS 1
 /* Fresh memory above this is staged with the caller waiting. A fresh 4K
  * RGBA frame (33 MB) kept past its source's next frame, as detached
@@ -112,8 +112,8 @@ struct _GstPinnedStager
   /* The current frame's block and how much of it is taken. */
   Block *current;
   gsize used;
-  /* Under the lock: detached jobs (GstPinnedStagingJob) whose source is still kept,
-   * oldest first; those from @frame_detached on are the current frame's.
+  /* Under the lock: detached jobs whose source is still kept, oldest
+   * first; those from @frame_detached on are the current frame's.
    * @n_detached: their number, read without the lock every frame. */
   GPtrArray *detached;
   guint frame_detached;
@@ -451,7 +451,7 @@ job_new (GstPinnedStager * stager, GstPinnedStagingJobType type, guint8 * dst,
 
 /* Hands the job to as many workers as it has chunks for (but the one the
  * calling thread copies, unless the job is detached); FALSE where no
- * gst_pinned_staging_job_work_func took it. */
+ * worker took it. */
 static gboolean
 job_start (GstPinnedStager * stager, GstPinnedStagingJob * job)
 {
@@ -512,7 +512,7 @@ stage_detached (GstPinnedStager * stager, GstPinnedStream * stream,
   job->owner = gst_buffer_ref (owner);
   job->pooled = owner->pool != NULL;
   if (!job_start (stager, job)) {
-    /* No gst_pinned_staging_job_work_func to be had: the caller copies. */
+    /* No worker to be had: the caller copies. */
     gst_pinned_staging_job_release (job);
     gst_pinned_staging_job_unref (job);
     return TRUE;

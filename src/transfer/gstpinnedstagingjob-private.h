@@ -19,8 +19,10 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  GST_PINNED_STAGING_JOB_COPY,                     /* host to host */
-  GST_PINNED_STAGING_JOB_COPY_AFTER_FENCE,         /* the same once the chunk's fence signals */
+  /* Host to host. */
+  GST_PINNED_STAGING_JOB_COPY,
+  /* The same once the chunk's fence signals. */
+  GST_PINNED_STAGING_JOB_COPY_AFTER_FENCE,
 } GstPinnedStagingJobType;
 
 /* One copy cut in chunks; threads claim chunks until none is left. */
@@ -38,7 +40,8 @@ typedef struct _GstPinnedStagingJob
   guint n_chunks;
   gint next;                    /* atomic: the next chunk to claim */
   GAsyncQueue *done;            /* chunk index + 1, as each lands */
-  GstPinnedFence **fences;      /* GST_PINNED_STAGING_JOB_COPY_AFTER_FENCE: one per chunk */
+  /* GST_PINNED_STAGING_JOB_COPY_AFTER_FENCE: one per chunk. */
+  GstPinnedFence **fences;
   GstPinnedContext *context;
 
   /* Detached: the caller does not wait. The source's buffer and a map of
@@ -47,7 +50,7 @@ typedef struct _GstPinnedStagingJob
   gboolean detached;
   GstBuffer *owner;
   GstMapInfo map;
-  gboolean pooled;              /* @owner goes back from the gst_pinned_staging_job_work_func */
+  gboolean pooled;              /* @owner goes back from the worker */
   gint landed;                  /* atomic */
   GMutex lock;
   GCond cond;
