@@ -33,6 +33,7 @@
  * buffer is held until its copy is done, so that its pool does not hand it
  * out to the decoder again before. Caps prefer CUDA memory, then
  * gst-pinned's device memory, then system memory.
+ *
  * pinneddownload outputs from its own page-locked pool, except where
  * downstream proposes a pool of memory of its own (a sink's shared or
  * device memory, not a plain system-memory pool), or where
@@ -53,6 +54,7 @@
  * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! pinneddownload ! videoconvert ! autovideosink
  * ]| Decodes on the GPU and downloads the frames from nvh264dec's CUDA
  * memory into page-locked buffers.
+ * |[
  * gst-launch-1.0 videotestsrc ! pinnedupload ! pinneddownload pageable-mode=stage copy-threads=8 ! videoconvert ! xvimagesink
  * ]| Into the buffers videoconvert proposes, staged out on eight threads.
  *

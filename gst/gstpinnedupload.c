@@ -436,9 +436,9 @@ gst_pinned_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   /* Twice as many device frames as page-locked ones: a device buffer is
    * written again only after its last downstream GPU stage (a filter, a
    * download, each on its own engine) is done with it, and with too few in
-   * flight the upload's stream waits for them. Measured on the H100:
-   * upload ! busy kernel ! download ran 13 % over the longest stage with
-   * 4 device frames. */
+   * flight the upload's stream waits for them (upload ! busy kernel !
+   * download ran slower than its longest stage with as many device frames
+   * as page-locked ones). */
   min = MAX (min, 2 * gst_pinned_base_transform_get_pool_size
       (GST_PINNED_BASE_TRANSFORM (self)));
 
@@ -710,7 +710,7 @@ gst_pinned_upload_class_init (GstPinnedUploadClass * klass)
    *
    * Threads that copy pageable input into page-locked staging, the
    * streaming thread included; 0 for one per core, at most 8. Staging
-   * trades CPU cores for speed: one thread copies about 7 GB/s. The
+   * trades CPU cores for speed: one thread copies at one core's rate. The
    * streaming thread hands a frame to the others and goes on (a host
    * function on the stream waits for them before the DMA); with 0, fresh
    * frames (memory of no pool) go to a worker of their own: more threads

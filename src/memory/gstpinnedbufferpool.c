@@ -16,7 +16,7 @@
  * gst-pinned's allocators, so they support %GST_BUFFER_POOL_OPTION_VIDEO_META
  * and %GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT as any video pool does. They
  * allocate their minimum number of buffers when activated: page-locking
- * memory is slow (about 2 GB/s) and must not happen while streaming. The
+ * memory is slower than copying it and must not happen while streaming. The
  * minimum is one allocation, each buffer a piece of it in the order the
  * pool hands them out, so that a batch of consecutive frames copies from
  * one range into one range: a single copy. Each piece has fences of its

@@ -38,8 +38,8 @@
  *   does not apply.
  *
  * Freed memory of the allocator's most recent sizes is kept for the next
- * allocation of that size (a few buffers, bounded): page-locking runs at
- * about 2 GB/s, and an element that copies buffers of a pool (a decoder
+ * allocation of that size (a few buffers, bounded): page-locking is slower
+ * than copying, and an element that copies buffers of a pool (a decoder
  * making a frame writable while it still references it) would otherwise
  * page-lock a new one per frame.
  */

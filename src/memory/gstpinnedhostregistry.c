@@ -12,8 +12,8 @@
  * GstMemory over again and again: page-locking it once with
  * cudaHostRegister() lets every later copy read it at the link's rate,
  * asynchronously, without staging. Memory seen once (a fresh buffer per
- * frame) is never registered: page-locking runs at about 2 GB/s, slower
- * than copying the frame.
+ * frame) is never registered: page-locking is slower than copying the
+ * frame.
  *
  * What is known of a memory is kept on the memory itself (qdata of its
  * root, which shares keep alive), so that

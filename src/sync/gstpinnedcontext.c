@@ -284,9 +284,8 @@ gst_pinned_context_new (gint device_id, GError ** error)
    * opens it at caps time, on the streaming thread, whose arena then had
    * too little room left for a source's frames: multifilesrc !
    * rawvideoparse at 4K allocates two 33 MB blocks a frame, and glibc
-   * mapped a fresh heap for them each frame (16,000 page faults, +25 ms a
-   * frame; docs/sources.md). A thread of its own keeps them out of the
-   * caller's arena. */
+   * mapped a fresh heap for them each frame (docs/sources.md). A thread of
+   * its own keeps them out of the caller's arena. */
   thread = g_thread_try_new ("pinned-open", open_thread, &job, NULL);
   if (thread)
     g_thread_join (thread);

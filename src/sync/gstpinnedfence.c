@@ -67,14 +67,13 @@ typedef struct _GstPinnedFencePool
 GST_DEFINE_MINI_OBJECT_TYPE (GstPinnedFence, gst_pinned_fence);
 
 /* How a host waits for a fence. By default the events are plain ones and
- * the host asks (cudaEventQuery) and sleeps between asks, 2 us at first,
- * doubling to 64 us (or a sixteenth of the wait so far). Blocking-sync
- * events (cudaEventSynchronize sleeps until CUDA's event handler thread
- * wakes it) cost that thread 20 to 45 us of CPU per frame and wake the
- * waiter late: on an H200, NV12 1920x1080 up and back ran at 0.77-0.96 of
- * the link with 45-76 us of CPU per frame, and at 1.01 with 29 us asking
- * (docs/performance.md). GST_PINNED_FENCE_WAIT=block brings blocking-sync
- * events back, for comparison. */
+ * the host asks (cudaEventQuery) and sleeps between asks (see
+ * gstpinnedfencewait.c). Blocking-sync events (cudaEventSynchronize sleeps
+ * until CUDA's event handler thread wakes it) cost that thread CPU every
+ * frame and wake the waiter late, so that a round trip fell short of the
+ * link where asking reached it (docs/design.md, "When the host waits").
+ * GST_PINNED_FENCE_WAIT=block brings blocking-sync events back, for
+ * comparison. */
 enum
 {
   WAIT_POLL,

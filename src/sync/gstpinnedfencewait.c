@@ -33,13 +33,13 @@
 #define POLL_FIRST_US 2
 #define POLL_MAX_US 64
 /* A long wait asks less often: late by a sixteenth of its length at most
- * (each wake-up costs the host 5 to 12 us on a virtual machine: a 200 ms
- * wait asked 3,000 times). */
+ * (each wake-up costs the host, and a long wait that asked at the shortest
+ * step asked thousands of times). */
 #define POLL_TAIL 16
 /* Where the stream shares its copy engine, late by half of it: the other
- * streams keep the engine busy meanwhile, and 64 streams' waits of about
- * 10 ms asked 20 times each (docs/performance.md).
- * GST_PINNED_SHARED_TAIL sets it, for measurements. */
+ * streams keep the engine busy meanwhile, and many streams' long waits
+ * asked many times each (docs/performance.md). GST_PINNED_SHARED_TAIL
+ * sets it, for measurements. */
 #define DEFAULT_SHARED_TAIL 2
 
 static gsize
@@ -66,12 +66,11 @@ poll_tail (GstPinnedFence * fence)
  * elements' statistics: one thread's own, so no lock or atomics. */
 static _Thread_local GstPinnedThreadWaits thread_waits;
 
-/* A sleep of 2 us takes 50 to 60 us where the thread's timer slack is the
- * kernel's default (50 us), about a frame's copy at 1080p: a gate that
- * means to wake right after the copy it waits for needs a slack of 1 us.
- * The thread keeps it once set: saving and restoring it around each wait
- * cost three system calls a wait, about one and a half a frame of the
- * round trip, where only sleeps become more precise. */
+/* A sleep of 2 us lasts the thread's timer slack longer, the kernel's
+ * default 50 us, as long as a frame's copy: a gate that means to wake
+ * right after the copy it waits for needs a slack of 1 us. The thread
+ * keeps it once set: saving and restoring it around each wait cost three
+ * system calls a wait, where only sleeps become more precise. */
 #define PRECISE_SLACK_NS 1000
 
 static void
@@ -213,10 +212,10 @@ gst_pinned_fence_wait_on_stream (GstPinnedFence * fence,
 }
 
 /* How many of a stream's newest fences a gate leaves running: the GPU's
- * work queued when the host goes on. One: a copy of a 1080p frame lasts
- * about 60 us, more than the gate's wake-up and the next frame's work
- * take, and leaving two saved the host less (docs/performance.md).
- * GST_PINNED_GATE_LEAVE sets it, for measurements. */
+ * work queued when the host goes on. One: a frame's copy lasts longer
+ * than the gate's wake-up and the next frame's work take, and leaving two
+ * saved the host less (docs/performance.md). GST_PINNED_GATE_LEAVE sets
+ * it, for measurements. */
 #define DEFAULT_GATE_LEAVE 1
 /* A gate's first sleep, at most: where the stream shares its copy engine
  * its waits last about as long as the other streams' copies take, ten
@@ -352,12 +351,12 @@ gst_pinned_fence_wait_gate (GstPinnedFence * fence, GError ** error)
 
 /* Behind another gate the stream's work has signaled long before PACE_AHEAD,
  * and asking about the fence that far back costs a question every frame
- * (about 1.4 us of host CPU each in the round trip, more than a
- * cross-stream wait). There the pace asks about a fence nearer the newest
- * instead, which vouches for the next frames too: its distance from the
- * newest is learnt, one more after each question that found that fence's
- * work still running, from PACE_LOOK_FIRST up to PACE_LOOK_MAX (a download
- * behind an upload on an H100 ran about 7 copies behind the host). */
+ * (more host CPU than a cross-stream wait). There the pace asks about a
+ * fence nearer the newest instead, which vouches for the next frames too:
+ * its distance from the newest is learnt, one more after each question
+ * that found that fence's work still running, from PACE_LOOK_FIRST up to
+ * PACE_LOOK_MAX (a download behind an upload runs several copies behind
+ * the host). */
 #define PACE_LOOK_FIRST 3
 #define PACE_LOOK_MAX (PACE_AHEAD - 2)
 
@@ -429,13 +428,13 @@ gst_pinned_fence_wait_pace (GstPinnedFence * fence, GError ** error)
 /* How many fences a stream that shares its copy engine records between
  * turns: the queue runs empty at least that often, and the engine goes
  * round the streams with work a quantum each. One turn per fence cost a
- * host wait per frame (64 streams of NV12 1080p over four H100s: a quarter
- * of the process's CPU in those waits); a quantum of four cost 9 to 37 %
- * less CPU a frame there, but 6 to 28 % more with four 4K RGBA streams on
- * a GPU (docs/notes/2026-11-26-turn-quantum.md). So frames too large to
- * batch (over GST_PINNED_BATCH_AUTO_MAX_BYTES) take a turn every fence: their copies last long enough that a wait a frame is few
- * wake-ups. GST_PINNED_TURN_EVERY sets one quantum for every frame size,
- * for measurements. */
+ * host wait per frame, much of the process's CPU with many small streams;
+ * a quantum of four saved CPU there but cost some with a few large frames
+ * (docs/notes/2026-11-26-turn-quantum.md). So frames too large to batch
+ * (over GST_PINNED_BATCH_AUTO_MAX_BYTES) take a turn every fence: their
+ * copies last long enough that a wait a frame is few wake-ups.
+ * GST_PINNED_TURN_EVERY sets one quantum for every frame size, for
+ * measurements. */
 #define DEFAULT_TURN_EVERY 4
 
 /* 0: not set. */
@@ -461,9 +460,8 @@ turn_every (gsize frame_bytes)
 
 /* Within one CUDA context the GPU gives a copy engine to a stream until its
  * queue runs empty: a stream that always has a copy queued keeps it, and
- * another stream that copies the same way on the device waits (two 4K
- * round trips on one H100 in one process: 20,610 frames against 24 in
- * 30 s). A host that refills its stream's queue just before it runs empty
+ * another stream that copies the same way on the device waits (of two
+ * round trips in one process, one all but starved). A host that refills its stream's queue just before it runs empty
  * never waits at a gate or the pace, so where a stream shares its engine
  * (@shared: the caller asks gst_pinned_stream_note_lane()), a frame
  * whose stream recorded a quantum of fences (turn_every()) since its queue

@@ -69,9 +69,9 @@ static guint64 next_stream_id = 1;
  * paused pipeline does not make a streaming one wait for long, and a
  * neighbour whose copy waits for the stream's next turn still counts
  * however long the stream's copies and host waits take: its host waits for
- * that copy and notes nothing meanwhile (with copies of 40 ms the stream
- * slept 330 ms between bursts of copies, the lane went quiet by time, and
- * the neighbour's copy never ran). LANE_QUIET_NOTES is four of the largest
+ * that copy and notes nothing meanwhile (with long copies the stream slept
+ * longer than LANE_QUIET_US between bursts of copies, the lane went quiet
+ * by time, and the neighbour's copy never ran). LANE_QUIET_NOTES is four of the largest
  * quanta of batched frames (a fence stands for up to four). Each lane
  * keeps the last copier's id and time; both are hints, so a racing pair of
  * them costs one turn too many or too few. */

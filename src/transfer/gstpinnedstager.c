@@ -9,8 +9,8 @@
 
 /* Threaded staging. A frame in pageable memory reaches the DMA engine only
  * through page-locked memory. CUDA's own staging copies it on the calling
- * thread, a few MB at a time, at one thread's memcpy rate (6.7 GB/s on the
- * H100's host, against 45 GB/s with 12 threads); and a pitched copy from
+ * thread, a few MB at a time, at one thread's memcpy rate (several threads
+ * copy several times as fast); and a pitched copy from
  * pageable memory is staged row by row. Here the frame is cut in chunks
  * that worker threads (a GThreadPool) and the calling thread copy into a
  * page-locked staging buffer of our own, and each chunk's DMA is enqueued
@@ -22,7 +22,7 @@
  * Staging buffers are reused under the fence rules: a frame's copies
  * publish one fence on the staging memory they used, and the next frame
  * that needs the buffer waits for it (mostly long done). They are
- * allocated when first needed (page-locking runs at about 2 GB/s: the
+ * allocated when first needed (page-locking is slower than copying: the
  * first frames of a pageable source pay it once) and sized for the
  * largest frame seen.
  *
@@ -63,18 +63,14 @@ GST_PINNED_DEBUG_CATEGORY (gst_pinned_staging_debug, "pinnedstaging",
 /* A fresh frame (memory of no pool) staged detached goes to a worker of
  * its own where the count is automatic: the copy is off the streaming
  * thread either way, and more threads on fresh frames slowed their source
- * more than they saved (fresh 1080p frames from Python on H100 hosts:
- * 1,845 frames/s with one worker, 1,575 with seven; one worker of seven
- * taking each frame 1,574 and 1,594 against 1,685 and 1,770 for one worker
- * alone; docs/notes/2026-11-26-fresh-frames.md). A pool's buffer goes to
- * every worker. */
+ * more than they saved (docs/notes/2026-11-26-fresh-frames.md). A pool's
+ * buffer goes to every worker. */
 #define FRESH_AUTO_WORKERS 1
 /* Fresh memory above this is staged with the caller waiting. A fresh 4K
- * RGBA frame (33 MB) kept past its source's next frame, as detached
- * staging keeps it, made that frame's pages come 4 KiB at a time (4,300
- * page faults a frame instead of 150 to 270; 27.7 ms a frame against 14.7
- * waited for, on an H100's host); fresh 1080p frames (3 MB) took 5 to 12
- * either way, NV12 4K (12.4 MB) gained. */
+ * RGBA frame kept past its source's next frame, as detached staging keeps
+ * it, made that frame's pages come 4 KiB at a time, a page fault each,
+ * and the frame slower than waited for; smaller fresh frames gained or
+ * lost nothing (docs/notes/2026-11-26-fresh-frames.md). */
 #define FRESH_DETACH_MAX (16 * 1024 * 1024)
 /* Enough chunks for the threads to share the work evenly, big enough that
  * a DMA per chunk costs nothing next to it. */
