@@ -38,10 +38,24 @@ gst_pinned_caps_set_memory_feature (GstCaps * caps, const gchar * feature)
     return ret;
 
   n = gst_caps_get_size (ret);
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < n;) {
+    GstStructure *s = gst_caps_get_structure (ret, i);
+    guint j;
+
     gst_caps_set_features (ret, i,
         gst_caps_features_new (feature ? feature :
             GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, NULL));
+    /* Structures that differed in their features only are now the same:
+     * gst_caps_simplify() would merge them too, but costs milliseconds
+     * on two equal lists of formats, at every caps query. */
+    for (j = 0; j < i && !gst_structure_is_equal (s,
+            gst_caps_get_structure (ret, j)); j++);
+    if (j < i) {
+      gst_caps_remove_structure (ret, i);
+      n--;
+    } else {
+      i++;
+    }
   }
 
   return gst_caps_simplify (ret);
