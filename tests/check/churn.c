@@ -174,17 +174,17 @@ exact_equal (const Resources * a, const Resources * b)
 }
 
 /* Reads the resources once they have settled: equal to @target where one
- * is given, else unchanged, for a second of readings; up to 10 s. An idle
- * thread of GLib's shared pools (GStreamer's tasks, the release thread)
- * waits half a second for more work, then up to 15 s as an unused thread
- * on purpose: unused ones are stopped before each reading. The last
- * frames' memory may go back on other threads (the release thread): hence
- * the wait. */
+ * is given, else unchanged, for a second of readings; up to 10 s (times
+ * the time scale). An idle thread of GLib's shared pools (GStreamer's
+ * tasks, the release thread) waits half a second for more work, then up
+ * to 15 s as an unused thread on purpose: unused ones are stopped before
+ * each reading. The last frames' memory may go back on other threads (the
+ * release thread): hence the wait. */
 static void
 read_settled (Resources * r, const Resources * target)
 {
   Resources last;
-  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  gint64 end = g_get_monotonic_time () + (gint64) pinned_test_ms (10000) * 1000;
   guint same = 0;
 
   read_exact (&last);
@@ -736,7 +736,7 @@ static void
 make_source_pool (Lifetime * lt)
 {
   GstCaps *caps = gst_video_info_to_caps (&lt->in_info);
-  gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  gint64 end = g_get_monotonic_time () + (gint64) pinned_test_ms (5000) * 1000;
 
   if (lt->source == SRC_OFFERED_POOL) {
     GstPad *pad = gst_element_get_static_pad (lt->src, "src");
@@ -766,7 +766,7 @@ static GstBuffer *
 acquire (Lifetime * lt, guint i)
 {
   GstBufferPoolAcquireParams params = { 0, };
-  gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  gint64 end = g_get_monotonic_time () + (gint64) pinned_test_ms (30000) * 1000;
   GstBuffer *buffer = NULL;
   GstFlowReturn ret;
 
@@ -779,7 +779,8 @@ acquire (Lifetime * lt, guint i)
     if (ret != GST_FLOW_EOS)
       break;
     fail_unless (g_get_monotonic_time () < end, "%s: frame %u: no buffer "
-        "of the source's pool came back in 30 s", lt->desc, i);
+        "of the source's pool came back in %u ms", lt->desc, i,
+        pinned_test_ms (30000));
     g_usleep (200);
   }
   fail_unless (ret == GST_FLOW_OK, "%s: frame %u: the source's pool: %s "

@@ -23,7 +23,7 @@
 #include "pinnedtest.h"
 
 #define ROUNDS 20
-#define DELAY_MS 50
+#define DELAY_MS pinned_test_ms (50)
 
 typedef struct
 {
