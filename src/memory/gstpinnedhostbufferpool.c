@@ -215,6 +215,39 @@ gst_pinned_host_buffer_pool_new (GstPinnedContext * context)
   return GST_BUFFER_POOL_CAST (self);
 }
 
+/* The page-locked pool @pad's peer offers for @caps, not configured; or
+ * %NULL. */
+static GstBufferPool *
+offered_pool (GstPad * pad, GstCaps * caps, guint * size, guint * min,
+    guint * max)
+{
+  GstBufferPool *pool = NULL;
+  GstQuery *query;
+  guint i;
+
+  query = gst_query_new_allocation (caps, TRUE);
+  if (!gst_pad_peer_query (pad, query)) {
+    GST_DEBUG_OBJECT (pad, "peer did not answer the allocation query");
+    gst_query_unref (query);
+    return NULL;
+  }
+
+  for (i = 0; i < gst_query_get_n_allocation_pools (query) && !pool; i++) {
+    GstBufferPool *p = NULL;
+
+    gst_query_parse_nth_allocation_pool (query, i, &p, size, min, max);
+    if (p && GST_IS_PINNED_HOST_BUFFER_POOL (p))
+      pool = p;
+    else
+      gst_clear_object (&p);
+  }
+  gst_query_unref (query);
+  if (pool == NULL)
+    GST_DEBUG_OBJECT (pad, "peer offers no page-locked pool");
+
+  return pool;
+}
+
 /**
  * gst_pinned_host_buffer_pool_from_peer:
  * @pad: a source pad whose peer uploads with gst-pinned (an appsrc's
@@ -227,7 +260,9 @@ gst_pinned_host_buffer_pool_new (GstPinnedContext * context)
  * @caps with %GST_BUFFER_POOL_OPTION_VIDEO_META and activates it. Frames
  * written into its buffers and pushed are copied at the link's rate, and
  * the pool hands a buffer out again only once its copy is done, so the
- * application never overwrites a frame still being copied.
+ * application never overwrites a frame still being copied. Where another
+ * upstream (the appsrc's own query) took the pool offered first, the peer
+ * is asked again for one of its own.
  *
  * |[<!-- language="C" -->
  *   pool = gst_pinned_host_buffer_pool_from_peer (appsrc_pad, caps, 4);
@@ -249,47 +284,40 @@ gst_pinned_host_buffer_pool_from_peer (GstPad * pad, GstCaps * caps,
 {
   GstBufferPool *pool = NULL;
   GstStructure *config;
-  GstQuery *query;
-  guint i, size = 0, min = 0, max = 0;
+  guint attempt, size = 0, min = 0, max = 0;
 
   g_return_val_if_fail (GST_IS_PAD (pad), NULL);
   g_return_val_if_fail (GST_IS_CAPS (caps), NULL);
 
   gst_pinned_pool_init_debug ();
 
-  query = gst_query_new_allocation (caps, TRUE);
-  if (!gst_pad_peer_query (pad, query)) {
-    GST_DEBUG_OBJECT (pad, "peer did not answer the allocation query");
-    gst_query_unref (query);
-    return NULL;
+  /* The peer offers its pool while it is idle: another upstream that was
+   * offered it too (an appsrc's own query) may activate it between the
+   * answer and this configuration. Asked again, the peer then offers a new
+   * one. */
+  for (attempt = 0; attempt < 3; attempt++) {
+    pool = offered_pool (pad, caps, &size, &min, &max);
+    if (pool == NULL)
+      return NULL;
+
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, size, MAX (min,
+            min_buffers), max ? MAX (max, min_buffers) : 0);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (gst_buffer_pool_set_config (pool, config) &&
+        gst_buffer_pool_set_active (pool, TRUE))
+      return pool;
+
+    if (!gst_buffer_pool_is_active (pool))
+      break;
+    GST_DEBUG_OBJECT (pad, "%" GST_PTR_FORMAT " was taken by another "
+        "upstream: asking again", pool);
+    gst_clear_object (&pool);
   }
 
-  for (i = 0; i < gst_query_get_n_allocation_pools (query) && !pool; i++) {
-    GstBufferPool *p = NULL;
-
-    gst_query_parse_nth_allocation_pool (query, i, &p, &size, &min, &max);
-    if (p && GST_IS_PINNED_HOST_BUFFER_POOL (p))
-      pool = p;
-    else
-      gst_clear_object (&p);
-  }
-  gst_query_unref (query);
-  if (pool == NULL) {
-    GST_DEBUG_OBJECT (pad, "peer offers no page-locked pool");
-    return NULL;
-  }
-
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, MAX (min,
-          min_buffers), max ? MAX (max, min_buffers) : 0);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config) ||
-      !gst_buffer_pool_set_active (pool, TRUE)) {
-    GST_WARNING_OBJECT (pad, "cannot configure or activate %" GST_PTR_FORMAT,
-        pool);
-    gst_object_unref (pool);
-    return NULL;
-  }
-
-  return pool;
+  GST_WARNING_OBJECT (pad, "cannot configure or activate %" GST_PTR_FORMAT,
+      pool);
+  gst_clear_object (&pool);
+  return NULL;
 }

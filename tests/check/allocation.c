@@ -213,6 +213,63 @@ GST_START_TEST (test_upload_passthrough_forwards_query)
 
 GST_END_TEST;
 
+/* After the upload answered, another upstream (the application's appsrc,
+ * whose own query came first) configures and activates the pool offered:
+ * what a slow host shows when that happens between this query's answer and
+ * its configuration. Once only. */
+static GstPadProbeReturn
+take_offered_pool (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  GstBufferPool **taken = user_data;
+  GstStructure *config;
+  GstCaps *caps = NULL;
+  guint size;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION || *taken ||
+      gst_query_get_n_allocation_pools (query) == 0)
+    return GST_PAD_PROBE_OK;
+  gst_query_parse_allocation (query, &caps, NULL);
+  gst_query_parse_nth_allocation_pool (query, 0, taken, &size, NULL, NULL);
+  config = gst_buffer_pool_get_config (*taken);
+  gst_buffer_pool_config_set_params (config, caps, size, 2, 0);
+  fail_unless (gst_buffer_pool_set_config (*taken, config));
+  fail_unless (gst_buffer_pool_set_active (*taken, TRUE));
+  return GST_PAD_PROBE_OK;
+}
+
+/* gst_pinned_host_buffer_pool_from_peer() gets a page-locked pool of its
+ * own when another upstream took the one offered to it first. */
+GST_START_TEST (test_pool_from_peer_when_the_offer_was_taken)
+{
+  GstHarness *h = gst_harness_new ("pinnedupload");
+  GstPad *pad = gst_element_get_static_pad (h->element, "sink");
+  GstCaps *caps = gst_caps_from_string (NV12_CAPS);
+  GstBufferPool *taken = NULL, *pool;
+
+  gst_harness_set_caps_str (h, NV12_CAPS, DEVICE_CAPS
+      ("format=NV12,width=320,height=240,framerate=30/1"));
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+      GST_PAD_PROBE_TYPE_PULL, take_offered_pool, &taken, NULL);
+
+  pool = gst_pinned_host_buffer_pool_from_peer (h->srcpad, caps, 4);
+  fail_unless (taken != NULL, "the probe did not take the offered pool");
+  fail_unless (pool != NULL, "no pool when another upstream took the offer");
+  fail_unless (pool != taken);
+  fail_unless (GST_IS_PINNED_HOST_BUFFER_POOL (pool));
+  fail_unless (gst_buffer_pool_is_active (pool));
+
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_buffer_pool_set_active (taken, FALSE);
+  gst_object_unref (pool);
+  gst_object_unref (taken);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Upload outputs device memory with a GstVideoMeta from its device pool. */
 GST_START_TEST (test_upload_outputs_device_memory)
 {
@@ -683,6 +740,7 @@ allocation_suite (void)
   tcase_add_test (tc, test_upload_offers_pinned_pool);
   tcase_add_test (tc, test_upload_pool_alignment_and_preallocation);
   tcase_add_test (tc, test_upload_pool_follows_caps);
+  tcase_add_test (tc, test_pool_from_peer_when_the_offer_was_taken);
   tcase_add_test (tc, test_upload_passthrough_forwards_query);
   tcase_add_test (tc, test_upload_outputs_device_memory);
   tcase_add_test (tc, test_download_outputs_pinned_memory);
