@@ -254,8 +254,9 @@ gst_pinned_upload_propose_allocation (GstBaseTransform * trans,
   if (context == NULL)
     return TRUE;
 
-  pool_size = gst_pinned_base_transform_get_pool_size
-      (GST_PINNED_BASE_TRANSFORM (self));
+  /* The caps may come after this query: the batch its frames will take. */
+  pool_size = gst_pinned_copy_transform_get_pool_size_for
+      (GST_PINNED_COPY_TRANSFORM (self), &info);
 
   /* An active pool cannot be reconfigured by the next upstream: offer it
    * again only while it is idle and its caps still hold. */

@@ -501,13 +501,31 @@ is_system_memory (GstCaps * caps)
       GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY);
 }
 
+/* The batch for frames of @size bytes between host and device: the batch
+ * property, or by default AUTO_BATCH where they are small and upstream is
+ * not live. */
+static guint
+batch_for_size (GstPinnedCopyTransform * self, gsize size)
+{
+  GstPinnedCopyTransformPrivate *priv = GET_PRIV (self);
+  guint batch;
+
+  GST_OBJECT_LOCK (self);
+  batch = priv->batch;
+  GST_OBJECT_UNLOCK (self);
+
+  if (batch == 0)
+    batch = size <= GST_PINNED_BATCH_AUTO_MAX_BYTES &&
+        !upstream_live (self) ? AUTO_BATCH : 1;
+  return batch;
+}
+
 /* Copies between host and device batch; system memory that passes through
  * does not. */
 static guint
 choose_batch (GstPinnedCopyTransform * self, GstCaps * incaps,
     GstCaps * outcaps)
 {
-  GstPinnedCopyTransformPrivate *priv = GET_PRIV (self);
   const GstVideoInfo *info =
       gst_pinned_base_transform_get_in_info (GST_PINNED_BASE_TRANSFORM (self));
   guint batch;
@@ -520,16 +538,42 @@ choose_batch (GstPinnedCopyTransform * self, GstCaps * incaps,
     return 1;
 #endif
 
-  GST_OBJECT_LOCK (self);
-  batch = priv->batch;
-  GST_OBJECT_UNLOCK (self);
-
-  if (batch == 0)
-    batch = GST_VIDEO_INFO_SIZE (info) <= GST_PINNED_BATCH_AUTO_MAX_BYTES &&
-        !upstream_live (self) ? AUTO_BATCH : 1;
+  batch = batch_for_size (self, GST_VIDEO_INFO_SIZE (info));
   GST_DEBUG_OBJECT (self, "frames of %" G_GSIZE_FORMAT " bytes: batches of "
       "%u", GST_VIDEO_INFO_SIZE (info), batch);
   return batch;
+}
+
+/**
+ * gst_pinned_copy_transform_get_pool_size_for:
+ * @self: a #GstPinnedCopyTransform
+ * @info: the frames a pool will hold
+ *
+ * The buffers a pool of @info's frames needs, also before the caps are
+ * set (a pool offered upstream ahead of the first frame): `pool-size`,
+ * and two batches where the element will copy such frames in batches, so
+ * that a source fills one batch while the one before it is copied.
+ *
+ * Returns: the pool's minimum of buffers
+ *
+ * Since: 0.2
+ */
+guint
+gst_pinned_copy_transform_get_pool_size_for (GstPinnedCopyTransform * self,
+    const GstVideoInfo * info)
+{
+  guint pool_size, batch;
+
+  g_return_val_if_fail (GST_IS_PINNED_COPY_TRANSFORM (self), 0);
+  g_return_val_if_fail (info != NULL, 0);
+
+  pool_size =
+      gst_pinned_base_transform_get_pool_size (GST_PINNED_BASE_TRANSFORM
+      (self));
+  batch = batch_for_size (self, GST_VIDEO_INFO_SIZE (info));
+  if (batch > 1)
+    pool_size = MAX (pool_size, 2 * batch);
+  return pool_size;
 }
 
 static gboolean

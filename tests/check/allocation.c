@@ -270,6 +270,47 @@ GST_START_TEST (test_pool_from_peer_when_the_offer_was_taken)
 
 GST_END_TEST;
 
+/* A pool taken from pinnedupload before its caps are set holds two of the
+ * batches its frames will take, so that a source fills one while the one
+ * before it is copied (control: batch=1, pool-size alone). */
+static guint
+pool_min_before_caps (guint batch)
+{
+  GstHarness *h = gst_harness_new ("pinnedupload");
+  GstCaps *caps = gst_caps_from_string (NV12_CAPS);
+  GstBufferPool *pool;
+  GstStructure *config;
+  guint min = 0;
+
+  g_object_set (h->element, "batch", batch, NULL);
+  pool = gst_pinned_host_buffer_pool_from_peer (h->srcpad, caps, 1);
+  fail_unless (pool != NULL, "no page-locked pool before the caps");
+  config = gst_buffer_pool_get_config (pool);
+  fail_unless (gst_buffer_pool_config_get_params (config, NULL, NULL, &min,
+          NULL));
+  gst_structure_free (config);
+
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  return min;
+}
+
+GST_START_TEST (test_pool_before_caps_holds_two_batches)
+{
+  guint pool_size = 0;
+  GstElement *upload = gst_element_factory_make ("pinnedupload", NULL);
+
+  g_object_get (upload, "pool-size", &pool_size, NULL);
+  gst_object_unref (upload);
+
+  fail_unless_equals_int (pool_min_before_caps (1), pool_size);
+  fail_unless_equals_int (pool_min_before_caps (8), 16);
+}
+
+GST_END_TEST;
+
 /* Upload outputs device memory with a GstVideoMeta from its device pool. */
 GST_START_TEST (test_upload_outputs_device_memory)
 {
@@ -741,6 +782,7 @@ allocation_suite (void)
   tcase_add_test (tc, test_upload_pool_alignment_and_preallocation);
   tcase_add_test (tc, test_upload_pool_follows_caps);
   tcase_add_test (tc, test_pool_from_peer_when_the_offer_was_taken);
+  tcase_add_test (tc, test_pool_before_caps_holds_two_batches);
   tcase_add_test (tc, test_upload_passthrough_forwards_query);
   tcase_add_test (tc, test_upload_outputs_device_memory);
   tcase_add_test (tc, test_download_outputs_pinned_memory);

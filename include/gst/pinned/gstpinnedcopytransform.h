@@ -111,6 +111,10 @@ GST_PINNED_API
 void            gst_pinned_copy_transform_flush_pageable (GstPinnedCopyTransform * self);
 
 GST_PINNED_API
+guint           gst_pinned_copy_transform_get_pool_size_for (GstPinnedCopyTransform * self,
+                                                             const GstVideoInfo * info);
+
+GST_PINNED_API
 GstBuffer *     gst_pinned_copy_transform_wrap_cuda      (GstPinnedCopyTransform * self,
                                                           GstBuffer * buffer,
                                                           const GstVideoInfo * info,
