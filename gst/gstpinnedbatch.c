@@ -320,9 +320,9 @@ get_device_id (GstPinnedBatch * self)
 }
 
 /* The context (shared or new, announced) and the element's stream; posts
- * an error where there is none. */
+ * an error where there is none and @report. */
 static gboolean
-open_device (GstPinnedBatch * self)
+open_device_full (GstPinnedBatch * self, gboolean report)
 {
   GError *error = NULL;
   gint device_id = get_device_id (self);
@@ -338,17 +338,15 @@ open_device (GstPinnedBatch * self)
   ok = gst_pinned_ensure_element_context (GST_ELEMENT (self), device_id,
       &self->context, &error);
 #endif
+  if (!ok && !report) {
+    g_clear_error (&error);
+    return FALSE;
+  }
   if (!ok) {
-    gchar *text = device_id == GST_PINNED_DEVICE_ID_ANY ?
-        g_strdup ("Could not open a CUDA device") :
-        g_strdup_printf ("Could not open CUDA device %d", device_id);
-
     if (error == NULL)
       g_set_error (&error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
           "No CUDA device found");
-    GST_PINNED_ELEMENT_ERROR (self, error, text);
-    g_free (text);
-    g_clear_error (&error);
+    gst_pinned_error_post_device (GST_ELEMENT (self), device_id, &error);
     return FALSE;
   }
 
@@ -365,6 +363,12 @@ open_device (GstPinnedBatch * self)
       gst_pinned_context_get_device_id (self->context),
       gst_pinned_context_get_device_name (self->context));
   return TRUE;
+}
+
+static gboolean
+open_device (GstPinnedBatch * self)
+{
+  return open_device_full (self, TRUE);
 }
 
 static void
@@ -1436,9 +1440,10 @@ gst_pinned_batch_change_state (GstElement * element, GstStateChange transition)
 
   /* The device before upstream's decoders open theirs (at NULL to READY,
    * after their downstream): they then share its CUDA context, in which
-   * their frames' pointers are valid for the kernel. */
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY && !open_device (self))
-    return GST_STATE_CHANGE_FAILURE;
+   * their frames' pointers are valid for the kernel. Without a device,
+   * start() fails and says why, as the other elements do. */
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY)
+    open_device_full (self, FALSE);
 
   return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }

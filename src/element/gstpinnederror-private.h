@@ -14,16 +14,9 @@
 
 #include "sync/gstpinnedstream-private.h"
 #include "gst/pinned/gstpinnedcontext.h"
+#include "gst/pinned/gstpinnederror.h"
 
 G_BEGIN_DECLS
-
-/* Posts that no device opens for @device_id (-1: any) as an element error
- * of @element: what the user can do about it, with the detail of *@error,
- * which it clears. */
-G_GNUC_INTERNAL
-void     gst_pinned_error_post_device (GstElement * element,
-                                       gint device_id,
-                                       GError ** error);
 
 /* The element message for a frame that failed (see
  * gst_pinned_base_transform_error_text()): asks @stream (of @context, both

@@ -65,6 +65,19 @@ device_text (gint device_id)
       device_id);
 }
 
+/**
+ * gst_pinned_error_post_device:
+ * @element: the element whose device does not open
+ * @device_id: the device it asked for (-1: any)
+ * @error: (inout) (transfer full): why it does not open, with the CUDA
+ *   detail; cleared
+ *
+ * Posts an element error that says what the user can do (install or update
+ * the driver, pick an existing device-id), with @error's detail in the
+ * debug string, as gst-pinned's elements do when no device opens.
+ *
+ * Since: 0.2
+ */
 void
 gst_pinned_error_post_device (GstElement * element, gint device_id,
     GError ** error)

@@ -36,5 +36,6 @@
 #include <gst/pinned/gstpinnedbasetransform.h>
 #include <gst/pinned/gstpinnedcopytransform.h>
 #include <gst/pinned/gstpinnedfilter.h>
+#include <gst/pinned/gstpinnederror.h>
 #include <gst/pinned/gstpinnedbatchmeta.h>
 
