@@ -140,47 +140,6 @@ versioned_deleter (GstPinnedDLVersioned * versioned)
   exported_deleter (&self->managed);
 }
 
-/**
- * gst_pinned_tensor_release:
- * @tensor: (nullable): a `DLManagedTensor *`
- *
- * Calls the deleter of @tensor, as a DLPack consumer does when it is done:
- * for code that made a tensor and did not hand it over.
- *
- * Since: 0.1
- */
-void
-gst_pinned_tensor_release (gpointer tensor)
-{
-  DLManagedTensor *managed = tensor;
-
-  if (managed && managed->deleter)
-    managed->deleter (managed);
-}
-
-/**
- * gst_pinned_tensor_release_full:
- * @tensor: (nullable): a `DLManagedTensor *`, or a
- *   `DLManagedTensorVersioned *` with %GST_PINNED_TENSOR_FLAG_VERSIONED
- * @flags: #GstPinnedTensorFlags: %GST_PINNED_TENSOR_FLAG_VERSIONED says
- *   which of the two @tensor is
- *
- * Calls the deleter of @tensor, as gst_pinned_tensor_release() does, for
- * tensors of either version.
- *
- * Since: 0.2
- */
-void
-gst_pinned_tensor_release_full (gpointer tensor, GstPinnedTensorFlags flags)
-{
-  GstPinnedDLVersioned *versioned = tensor;
-
-  if (!(flags & GST_PINNED_TENSOR_FLAG_VERSIONED))
-    gst_pinned_tensor_release (tensor);
-  else if (versioned && versioned->deleter)
-    versioned->deleter (versioned);
-}
-
 /* The memory of @buffer that holds @offset, and where in it. */
 static GstMemory *
 find_memory (GstBuffer * buffer, gsize offset, guint * idx, gsize * skip)
