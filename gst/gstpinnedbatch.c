@@ -82,7 +82,8 @@
 #endif
 
 #include "gstpinnedbatch.h"
-#include "kernels/batch.h"
+#include "gstpinnedbatchkernel.h"
+#include "gstpinnedbatchpad.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_batch_debug);
 #define GST_CAT_DEFAULT gst_pinned_batch_debug
@@ -107,10 +108,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_pinned_batch_debug);
 #define DEFAULT_DEVICE_ID GST_PINNED_DEVICE_ID_ANY
 #define DEFAULT_POOL_SIZE 4
 
-/* Slot tables in flight: one is written again only after the batch that
- * read it is done, which is long past at this depth. */
-#define N_TABLES 8
-
 enum
 {
   PROP_0,
@@ -130,28 +127,6 @@ enum
 };
 
 static GParamSpec *properties[N_PROPERTIES];
-
-typedef enum
-{
-  INPUT_SYSTEM,
-  INPUT_DEVICE,
-  INPUT_CUDA,
-} InputKind;
-
-struct _GstPinnedBatchPad
-{
-  GstAggregatorPad parent;
-
-  /* The aggregator's thread only (caps events are handled there). */
-  GstVideoInfo info;
-  gboolean has_info;
-  InputKind kind;
-  /* YUV coefficients of the colorimetry; the rest of a slot per frame */
-  PinnedBatchSlot proto;
-  /* system memory in: the device frames it is copied into */
-  GstBufferPool *upload_pool;
-  guint index;
-};
 
 struct _GstPinnedBatch
 {
@@ -184,20 +159,14 @@ struct _GstPinnedBatch
   guint next_pad;
   guint64 batches;
 
-  /* the slot tables: page-locked and device copies */
   GstAllocator *host_allocator;
   GstAllocator *device_allocator;
-  GstMemory *host_table[N_TABLES];
-  GstMemory *device_table[N_TABLES];
-  guint table_slots;
-  guint next_table;
+  /* the slot tables */
+  GstPinnedBatchKernel kernel;
 
   /* CUDA memory in: views held until the kernels that read them are done */
   GstPinnedWindow *held;
 };
-
-G_DEFINE_TYPE (GstPinnedBatchPad, gst_pinned_batch_pad,
-    GST_TYPE_AGGREGATOR_PAD);
 
 #define gst_pinned_batch_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstPinnedBatch, gst_pinned_batch,
@@ -256,54 +225,6 @@ type_size (GstPinnedBatchType type)
 {
   return type == GST_PINNED_BATCH_TYPE_UINT8 ? 1 :
       type == GST_PINNED_BATCH_TYPE_FLOAT16 ? 2 : 4;
-}
-
-/* ---- the pad ----------------------------------------------------------- */
-
-static void
-gst_pinned_batch_pad_clear (GstPinnedBatchPad * pad)
-{
-  if (pad->upload_pool) {
-    gst_buffer_pool_set_active (pad->upload_pool, FALSE);
-    gst_clear_object (&pad->upload_pool);
-  }
-  pad->has_info = FALSE;
-}
-
-static void
-gst_pinned_batch_pad_finalize (GObject * object)
-{
-  gst_pinned_batch_pad_clear (GST_PINNED_BATCH_PAD (object));
-
-  G_OBJECT_CLASS (gst_pinned_batch_pad_parent_class)->finalize (object);
-}
-
-static void
-gst_pinned_batch_pad_constructed (GObject * object)
-{
-  GstPinnedBatchPad *pad = GST_PINNED_BATCH_PAD (object);
-  const gchar *name;
-
-  G_OBJECT_CLASS (gst_pinned_batch_pad_parent_class)->constructed (object);
-
-  name = GST_OBJECT_NAME (pad);
-  if (name && g_str_has_prefix (name, "sink_"))
-    pad->index = (guint) g_ascii_strtoull (name + 5, NULL, 10);
-}
-
-static void
-gst_pinned_batch_pad_class_init (GstPinnedBatchPadClass * klass)
-{
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-
-  gobject_class->constructed = gst_pinned_batch_pad_constructed;
-  gobject_class->finalize = gst_pinned_batch_pad_finalize;
-}
-
-static void
-gst_pinned_batch_pad_init (GstPinnedBatchPad * pad)
-{
-  gst_video_info_init (&pad->info);
 }
 
 /* ---- the device -------------------------------------------------------- */
@@ -372,21 +293,6 @@ open_device (GstPinnedBatch * self)
 }
 
 static void
-clear_tables (GstPinnedBatch * self)
-{
-  guint i;
-
-  for (i = 0; i < N_TABLES; i++) {
-    if (self->host_table[i])
-      gst_memory_unref (self->host_table[i]);
-    if (self->device_table[i])
-      gst_memory_unref (self->device_table[i]);
-    self->host_table[i] = self->device_table[i] = NULL;
-  }
-  self->table_slots = 0;
-}
-
-static void
 clear_pool (GstPinnedBatch * self)
 {
   if (self->pool) {
@@ -405,7 +311,7 @@ close_device (GstPinnedBatch * self)
   }
   clear_pool (self);
   /* freeing waits for the fences of the work queued on them */
-  clear_tables (self);
+  gst_pinned_batch_kernel_clear (&self->kernel);
   gst_clear_object (&self->host_allocator);
   gst_clear_object (&self->device_allocator);
   gst_clear_pinned_stream (&self->stream);
@@ -695,161 +601,14 @@ gst_pinned_batch_decide_allocation (GstAggregator * agg, GstQuery * query)
   return TRUE;
 }
 
-/* Slot tables for @n slots. */
-static gboolean
-ensure_tables (GstPinnedBatch * self, guint n, GError ** error)
-{
-  gsize bytes = n * sizeof (PinnedBatchSlot);
-  guint i;
-
-  if (self->table_slots >= n)
-    return TRUE;
-  clear_tables (self);
-  for (i = 0; i < N_TABLES; i++) {
-    self->host_table[i] = gst_pinned_allocator_alloc_full (GST_PINNED_ALLOCATOR
-        (self->host_allocator), bytes, NULL, error);
-    if (self->host_table[i] == NULL)
-      return FALSE;
-    self->device_table[i] =
-        gst_pinned_allocator_alloc_full (GST_PINNED_ALLOCATOR
-        (self->device_allocator), bytes, NULL, error);
-    if (self->device_table[i] == NULL)
-      return FALSE;
-  }
-  self->table_slots = n;
-  return TRUE;
-}
-
 /* ---- input ------------------------------------------------------------- */
-
-static gint32
-fixed (gdouble v)
-{
-  return (gint32) (v * (1 << PINNED_BATCH_COEF_SHIFT) + (v < 0 ? -0.5 : 0.5));
-}
-
-/* What a pad's frames are; FALSE with @error for a format the kernel
- * does not read. */
-static gboolean
-describe_input (GstPinnedBatchPad * pad, GError ** error)
-{
-  const GstVideoFormatInfo *finfo = pad->info.finfo;
-  PinnedBatchSlot *s = &pad->proto;
-  guint i;
-
-  memset (s, 0, sizeof (*s));
-  if (GST_VIDEO_INFO_INTERLACE_MODE (&pad->info) !=
-      GST_VIDEO_INTERLACE_MODE_PROGRESSIVE) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "interlaced video (%s) is not batched: deinterlace it first",
-        gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE
-            (&pad->info)));
-    return FALSE;
-  }
-
-  if (GST_VIDEO_FORMAT_INFO_IS_YUV (finfo) &&
-      GST_VIDEO_FORMAT_INFO_W_SUB (finfo, 1) == 1 &&
-      GST_VIDEO_FORMAT_INFO_H_SUB (finfo, 1) == 1 &&
-      GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) == 3) {
-    GstVideoColorimetry c = pad->info.colorimetry;
-    gboolean full = c.range == GST_VIDEO_COLOR_RANGE_0_255;
-    gdouble kr, kb, kg, ys, cs;
-
-    s->kind = PINNED_BATCH_KIND_YUV420;
-    if (!gst_video_color_matrix_get_Kr_Kb (c.matrix, &kr, &kb))
-      gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT601, &kr, &kb);
-    kg = 1.0 - kr - kb;
-    ys = full ? 1.0 : 255.0 / 219.0;
-    cs = full ? 1.0 : 255.0 / 224.0;
-    s->y_offset = full ? 0 : 16;
-    s->y_scale = fixed (ys);
-    s->r_v = fixed (cs * 2.0 * (1.0 - kr));
-    s->g_u = fixed (cs * 2.0 * kb * (1.0 - kb) / kg);
-    s->g_v = fixed (cs * 2.0 * kr * (1.0 - kr) / kg);
-    s->b_u = fixed (cs * 2.0 * (1.0 - kb));
-  } else if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo) &&
-      GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) == 8) {
-    s->kind = PINNED_BATCH_KIND_RGB;
-  } else {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "%s is not batched: 4:2:0 YUV or 8-bit RGB only",
-        GST_VIDEO_INFO_NAME (&pad->info));
-    return FALSE;
-  }
-
-  /* Y, U, V and R, G, B are components 0, 1, 2 alike */
-  for (i = 0; i < 3; i++)
-    s->step[i] = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, i);
-  s->sample_bytes = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) > 8 ? 2 : 1;
-  s->width = GST_VIDEO_INFO_WIDTH (&pad->info);
-  s->height = GST_VIDEO_INFO_HEIGHT (&pad->info);
-  return TRUE;
-}
 
 static gboolean
 pad_set_caps (GstPinnedBatch * self, GstPinnedBatchPad * pad, GstCaps * caps)
 {
-  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
-  GError *error = NULL;
-  GstStructure *config;
-  GstCaps *device_caps;
-
-  gst_pinned_batch_pad_clear (pad);
-  if (!gst_video_info_from_caps (&pad->info, caps)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Cannot batch the input of %s",
-            GST_PAD_NAME (pad)), ("caps %" GST_PTR_FORMAT " are not raw video",
-            caps));
-    return FALSE;
-  }
-  if (!describe_input (pad, &error)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Cannot batch the input of %s",
-            GST_PAD_NAME (pad)), ("%s", error->message));
-    g_clear_error (&error);
-    return FALSE;
-  }
-
-  if (f && gst_caps_features_contains (f,
-          GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE))
-    pad->kind = INPUT_DEVICE;
-#ifdef HAVE_CUDA_INTEROP
-  else if (f && gst_caps_features_contains (f,
-          GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
-    pad->kind = INPUT_CUDA;
-#endif
-  else
-    pad->kind = INPUT_SYSTEM;
-
-  if (!open_device (self))
-    return FALSE;
-
-  if (pad->kind == INPUT_SYSTEM) {
-    /* the device frames system memory is copied into */
-    device_caps = gst_pinned_caps_set_memory_feature (gst_caps_copy (caps),
-        GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
-    pad->upload_pool = gst_pinned_device_buffer_pool_new (self->context);
-    config = gst_buffer_pool_get_config (pad->upload_pool);
-    gst_buffer_pool_config_set_params (config, device_caps,
-        pad->info.size, 2, 0);
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-    gst_caps_unref (device_caps);
-    if (!gst_buffer_pool_set_config (pad->upload_pool, config) ||
-        !gst_buffer_pool_set_active (pad->upload_pool, TRUE)) {
-      gst_pinned_buffer_pool_take_error (pad->upload_pool, &error);
-      GST_PINNED_ELEMENT_ERROR (self, error,
-          "Could not allocate CUDA device memory");
-      g_clear_error (&error);
-      gst_pinned_batch_pad_clear (pad);
-      return FALSE;
-    }
-  }
-
-  pad->has_info = TRUE;
-  GST_INFO_OBJECT (pad, "%s %dx%d in %s memory",
-      GST_VIDEO_INFO_NAME (&pad->info), GST_VIDEO_INFO_WIDTH (&pad->info),
-      GST_VIDEO_INFO_HEIGHT (&pad->info), pad->kind == INPUT_DEVICE ?
-      "device" : pad->kind == INPUT_CUDA ? "CUDA" : "system");
-  return TRUE;
+  return gst_pinned_batch_pad_set_caps (pad, GST_ELEMENT (self), caps) &&
+      open_device (self) &&
+      gst_pinned_batch_pad_start (pad, GST_ELEMENT (self), self->context, caps);
 }
 
 static gboolean
@@ -918,19 +677,14 @@ gst_pinned_batch_set_context (GstElement * element, GstContext * context)
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
-/* System memory in: a page-locked pool upstream, as pinnedupload offers,
- * so that a source writes each frame where the copy engine reads it;
- * device memory in: frames of any layout. */
+/* System memory in: the pad's page-locked pool upstream; device memory
+ * in: frames of any layout. */
 static gboolean
 gst_pinned_batch_propose_allocation (GstAggregator * agg,
     GstAggregatorPad * aggpad, GstQuery * decide_query, GstQuery * query)
 {
   GstPinnedBatch *self = GST_PINNED_BATCH (agg);
-  GstAllocationParams params;
-  GstAllocator *allocator = NULL;
   GstCapsFeatures *f;
-  GstBufferPool *pool;
-  GstStructure *config;
   GstVideoInfo info;
   GstCaps *caps;
   guint size;
@@ -950,24 +704,8 @@ gst_pinned_batch_propose_allocation (GstAggregator * agg,
   GST_OBJECT_LOCK (self);
   size = self->pool_size;
   GST_OBJECT_UNLOCK (self);
-  pool = gst_pinned_host_buffer_pool_new (self->context);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size, size, 0);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_WARNING_OBJECT (aggpad, "cannot configure a page-locked pool");
-    gst_object_unref (pool);
-    return TRUE;
-  }
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_allocator (config, &allocator, &params);
-  gst_query_add_allocation_pool (query, pool, info.size, size, 0);
-  if (allocator)
-    gst_query_add_allocation_param (query, allocator, &params);
-  gst_structure_free (config);
-  gst_object_unref (pool);
-  GST_DEBUG_OBJECT (aggpad, "offering a page-locked pool of %u buffers", size);
-  return TRUE;
+  return gst_pinned_batch_pad_offer_pool (GST_PINNED_BATCH_PAD (aggpad), query,
+      caps, &info, self->context, size);
 }
 
 /* ---- pads come and go -------------------------------------------------- */
@@ -993,148 +731,6 @@ gst_pinned_batch_release_pad (GstElement * element, GstPad * pad)
 }
 
 /* ---- a batch ----------------------------------------------------------- */
-
-typedef struct
-{
-  GstPinnedBatchPad *pad;
-  /* as it came */
-  GstBuffer *buffer;
-  /* what the kernel reads: the buffer, a view of it, or a copy */
-  GstBuffer *gpu;
-} Frame;
-
-/* Every plane of @buffer in one gst-pinned memory: the kernel gets its
- * address and reads it whole. */
-static gboolean
-check_planes (GstBuffer * buffer, const GstVideoInfo * info, GError ** error)
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
-  guint p, idx, length;
-  gsize skip;
-
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gsize offset = meta ? meta->offset[p] :
-        GST_VIDEO_INFO_PLANE_OFFSET (info, p);
-    gint stride = meta ? meta->stride[p] :
-        GST_VIDEO_INFO_PLANE_STRIDE (info, p);
-    gint rows, row_bytes;
-    gsize extent;
-
-    gst_video_format_info_component (finfo, p, comp);
-    rows = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, comp[0],
-        GST_VIDEO_INFO_HEIGHT (info));
-    row_bytes = GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, comp[0],
-        GST_VIDEO_INFO_WIDTH (info)) * GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo,
-        comp[0]);
-    if (stride < row_bytes) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "plane %u's stride %d is below its row of %d bytes", p, stride,
-          row_bytes);
-      return FALSE;
-    }
-    extent = (gsize) stride *(rows - 1) + row_bytes;
-    if (!gst_buffer_find_memory (buffer, offset, extent, &idx, &length,
-            &skip) || length != 1 ||
-        !gst_is_pinned_memory (gst_buffer_peek_memory (buffer, idx))) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "plane %u of a frame does not lie in one piece of gst-pinned "
-          "memory (%" G_GSIZE_FORMAT " bytes at %" G_GSIZE_FORMAT " of a "
-          "buffer of %" G_GSIZE_FORMAT ")", p, extent, offset,
-          gst_buffer_get_size (buffer));
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
-/* Where the frame goes in the tensor plane. */
-static void
-place (GstPinnedBatch * self, gboolean letterbox, PinnedBatchSlot * s)
-{
-  gint W = self->out_width, H = self->out_height;
-
-  if (!letterbox) {
-    s->x = s->y = 0;
-    s->w = W;
-    s->h = H;
-    return;
-  }
-  /* the larger side fills the tensor; the other is rounded */
-  if ((gint64) s->width * H >= (gint64) s->height * W) {
-    s->w = W;
-    s->h = MAX (1, (gint) (((gint64) s->height * W * 2 + s->width) /
-            (2 * s->width)));
-  } else {
-    s->h = H;
-    s->w = MAX (1, (gint) (((gint64) s->width * H * 2 + s->height) /
-            (2 * s->height)));
-  }
-  s->x = (W - s->w) / 2;
-  s->y = (H - s->h) / 2;
-}
-
-/* The frame on the GPU and its slot, with the stream ordered after its
- * writer. */
-static gboolean
-prepare_frame (GstPinnedBatch * self, Frame * fr, gboolean letterbox,
-    PinnedBatchSlot * s, GError ** error)
-{
-  GstPinnedBatchPad *pad = fr->pad;
-  const GstVideoInfo *info = &pad->info;
-  guint i;
-
-  switch (pad->kind) {
-    case INPUT_DEVICE:
-      fr->gpu = gst_buffer_ref (fr->buffer);
-      break;
-#ifdef HAVE_CUDA_INTEROP
-    case INPUT_CUDA:
-      fr->gpu = gst_pinned_cuda_buffer_wrap (fr->buffer, info,
-          self->device_allocator, GST_MAP_READ, error);
-      if (fr->gpu == NULL)
-        return FALSE;
-      break;
-#endif
-    default:
-      if (gst_buffer_pool_acquire_buffer (pad->upload_pool, &fr->gpu,
-              NULL) != GST_FLOW_OK) {
-        g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-            "no device frame to copy %s's frame into", GST_PAD_NAME (pad));
-        return FALSE;
-      }
-      /* on the element's stream: the kernel comes after it */
-      if (!gst_pinned_transfer_video_frame (self->stream, info, fr->buffer,
-              fr->gpu, error))
-        return FALSE;
-      break;
-  }
-
-  if (!check_planes (fr->gpu, info, error) ||
-      !gst_pinned_buffer_sync_stream (fr->gpu, self->stream, GST_MAP_READ,
-          error))
-    return FALSE;
-
-  *s = pad->proto;
-  for (i = 0; i < 3; i++) {
-    guint plane = GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, i);
-    gpointer data;
-    gint stride;
-
-    if (!gst_pinned_buffer_get_plane (fr->gpu, info, plane, &data, &stride)) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "plane %u of %s's frame is not in gst-pinned memory", plane,
-          GST_PAD_NAME (pad));
-      return FALSE;
-    }
-    s->chan[i] = (const uint8_t *) data +
-        GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, i);
-    s->pitch[i] = stride;
-  }
-  place (self, letterbox, s);
-  return TRUE;
-}
 
 /* The earliest running time of the frames waiting: a live batch goes out
  * `timeout` (the latency) after it. */
@@ -1169,35 +765,16 @@ post_error (GstPinnedBatch * self, GError * error)
   GST_PINNED_ELEMENT_ERROR (self, error, "Could not make a batch");
 }
 
-/* The batch's kernel, after its slot table; one fence for all of it. */
+/* The batch's kernel: its parameters from the properties. */
 static gboolean
 run_kernel (GstPinnedBatch * self, PinnedBatchSlot * slots, GstBuffer * out,
     GstPinnedFence ** fence, GError ** error)
 {
-  guint t = self->next_table++ % N_TABLES;
-  gsize bytes = self->n * sizeof (PinnedBatchSlot);
   PinnedBatchParams p = { 0, };
   static const gint orders[2][3] = { {0, 1, 2}, {2, 1, 0} };
-  GstMemory *mem = gst_buffer_peek_memory (out, 0);
-  GstMapInfo map;
-  GstPinnedMemory *host, *dev;
   gdouble mean[3], std[3];
   GstPinnedBatchOrder order;
   gint c;
-
-  if (!ensure_tables (self, self->n, error))
-    return FALSE;
-  host = (GstPinnedMemory *) self->host_table[t];
-  dev = (GstPinnedMemory *) self->device_table[t];
-
-  /* A CPU write waits for the batch that read this table last. */
-  if (!gst_memory_map (GST_MEMORY_CAST (host), &map, GST_MAP_WRITE)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-        "cannot write the slot table");
-    return FALSE;
-  }
-  memcpy (map.data, slots, bytes);
-  gst_memory_unmap (GST_MEMORY_CAST (host), &map);
 
   GST_OBJECT_LOCK (self);
   p.pad_value = self->pad_value;
@@ -1206,9 +783,6 @@ run_kernel (GstPinnedBatch * self, PinnedBatchSlot * slots, GstBuffer * out,
   memcpy (std, self->std, sizeof (std));
   GST_OBJECT_UNLOCK (self);
 
-  p.slots = (const PinnedBatchSlot *) dev->data;
-  /* the pool's buffers are one device allocation each */
-  p.out = (guint8 *) ((GstPinnedMemory *) mem)->data + mem->offset;
   p.batch = self->n;
   p.width = self->out_width;
   p.height = self->out_height;
@@ -1224,20 +798,8 @@ run_kernel (GstPinnedBatch * self, PinnedBatchSlot * slots, GstBuffer * out,
     p.bias[c] = (gfloat) (-mean[colour] / std[colour]);
   }
 
-  if (!gst_pinned_cuda_result (cudaMemcpyAsync (dev->data, host->data, bytes,
-              cudaMemcpyHostToDevice,
-              gst_pinned_stream_get_cuda_stream (self->stream)), error))
-    return FALSE;
-  if (!gst_pinned_cuda_result ((cudaError_t) pinned_batch_launch (&p,
-              gst_pinned_stream_get_handle (self->stream)), error))
-    return FALSE;
-
-  *fence = gst_pinned_stream_record_fence (self->stream, error);
-  if (*fence == NULL)
-    return FALSE;
-  gst_pinned_memory_add_fence (host, *fence, GST_MAP_READ);
-  gst_pinned_memory_add_fence (dev, *fence, GST_MAP_READ);
-  return TRUE;
+  return gst_pinned_batch_kernel_run (&self->kernel, self->host_allocator,
+      self->device_allocator, self->stream, &p, slots, out, fence, error);
 }
 
 static GstFlowReturn
@@ -1246,7 +808,7 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GstPinnedBatch *self = GST_PINNED_BATCH (agg);
   GstFlowReturn ret = GST_FLOW_OK;
   GPtrArray *pads;
-  Frame *frames = NULL;
+  GstPinnedBatchFrame *frames = NULL;
   PinnedBatchSlot *slots = NULL;
   GstPinnedBatchMeta *meta;
   GstPinnedFence *fence = NULL;
@@ -1268,7 +830,7 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GST_OBJECT_UNLOCK (self);
   n_pads = pads->len;
 
-  frames = g_new0 (Frame, self->n);
+  frames = g_new0 (GstPinnedBatchFrame, self->n);
   slots = g_new0 (PinnedBatchSlot, self->n);
 
   /* With a slot for each pad, slot i is pad i's; else pads take turns. */
@@ -1321,8 +883,11 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
       slots[i].kind = PINNED_BATCH_KIND_EMPTY;
       continue;
     }
-    if (!prepare_frame (self, &frames[i], letterbox, &slots[i], &error))
+    if (!gst_pinned_batch_pad_prepare_frame (&frames[i], self->stream,
+            self->device_allocator, &slots[i], &error))
       goto failed;
+    gst_pinned_batch_kernel_place (&slots[i], self->out_width,
+        self->out_height, letterbox);
   }
   if (!gst_pinned_buffer_sync_stream (out, self->stream, GST_MAP_WRITE,
           &error) || !run_kernel (self, slots, out, &fence, &error))
@@ -1335,7 +900,7 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
   gst_pinned_buffer_add_fence (out, fence, GST_MAP_WRITE);
   meta = gst_buffer_add_pinned_batch_meta (out, self->n);
   for (i = 0; i < self->n; i++) {
-    Frame *fr = &frames[i];
+    GstPinnedBatchFrame *fr = &frames[i];
     GstPinnedBatchSlot *ms = &meta->slots[i];
     GstAggregatorPad *aggpad;
 
@@ -1390,7 +955,7 @@ done:
       if (frames[i].gpu == NULL)
         continue;
       /* a view holds nvcodec's frame until the kernel is done */
-      if (frames[i].pad->kind == INPUT_CUDA) {
+      if (frames[i].pad->kind == GST_PINNED_BATCH_INPUT_CUDA) {
         if (self->held == NULL)
           self->held = gst_pinned_window_new (NULL, 2 * self->n + 2);
         gst_pinned_window_push (self->held, NULL, frames[i].gpu);
@@ -1414,7 +979,7 @@ gst_pinned_batch_start (GstAggregator * agg)
 
   self->next_pad = 0;
   self->batches = 0;
-  self->next_table = 0;
+  self->kernel.next_table = 0;
   return open_device (self);
 }
 

@@ -14,10 +14,6 @@
 
 G_BEGIN_DECLS
 
-#define GST_TYPE_PINNED_BATCH_PAD (gst_pinned_batch_pad_get_type ())
-G_DECLARE_FINAL_TYPE (GstPinnedBatchPad, gst_pinned_batch_pad, GST,
-    PINNED_BATCH_PAD, GstAggregatorPad);
-
 #define GST_TYPE_PINNED_BATCH (gst_pinned_batch_get_type ())
 G_DECLARE_FINAL_TYPE (GstPinnedBatch, gst_pinned_batch, GST, PINNED_BATCH,
     GstAggregator);

@@ -27,6 +27,7 @@
 #include "gstpinnedconvert.h"
 #include "gstpinnedbusy.h"
 #include "gstpinnedbatch.h"
+#include "gstpinnedbatchpad.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
