@@ -90,7 +90,10 @@ def inspect_element(gst_inspect, name, env):
 # Properties of GStreamer's own classes, which the cache leaves to
 # GStreamer's documentation.
 GSTREAMER_OWN = {'GstObject': {'name', 'parent'},
-                 'GstBaseTransform': {'qos'}}
+                 'GstBaseTransform': {'qos'},
+                 'GstAggregator': {'emit-signals', 'latency',
+                                   'min-upstream-latency', 'start-time',
+                                   'start-time-selection'}}
 
 
 def check_inspect(gst_inspect, cache, env):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gst-inspect-1.0 shows every element of the plugin, each property with a
 # description (pool-size saying when a filter has no pool), and prints no
-# warning or critical.
+# warning or critical. pinnedbatch, a GstAggregator, has the device-id of
+# the others but not their base class's properties.
 set -u
 elements=(pinnedupload pinneddownload pinnedconvert pinnedbusy)
 for element in "${elements[@]}"; do
@@ -50,5 +51,19 @@ for element in "${elements[@]}"; do
     { echo "$element: no read-only stats"; exit 1; }
   echo "$element: ok ($(echo "$props" | wc -l) properties)"
 done
+out=$(G_DEBUG=fatal-warnings gst-inspect-1.0 pinnedbatch 2>&1) ||
+  { echo "$out"; echo "gst-inspect-1.0 pinnedbatch failed"; exit 1; }
+if echo "$out" | grep -qiE "warning|critical"; then
+  echo "$out" | grep -iE "warning|critical"
+  exit 1
+fi
+props=$(echo "$out" | sed -n '/^Element Properties:/,$p' | grep -E "^  [a-z-]+ +:")
+echo "$props" | grep -qE "^  device-id +:" || { echo "pinnedbatch: no device-id"; exit 1; }
+if echo "$props" | grep -qE "^  [a-z-]+ +: *$"; then
+  echo "pinnedbatch: a property has no description:"
+  echo "$props" | grep -E "^  [a-z-]+ +: *$"
+  exit 1
+fi
+echo "pinnedbatch: ok ($(echo "$props" | wc -l) properties)"
 out=$(gst-inspect-1.0 pinned 2>&1)
-echo "$out" | grep -q "${#elements[@]} elements" || { echo "$out"; exit 1; }
+echo "$out" | grep -q "$((${#elements[@]} + 1)) elements" || { echo "$out"; exit 1; }
