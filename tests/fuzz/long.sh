@@ -18,6 +18,8 @@
 #
 # Its corpus grows in build-fuzz/tests/fuzz/TARGET-long/corpus ($FUZZ_WORK)
 # from one run to the next; tests/fuzz/corpus keeps the seeds.
+# $FUZZ_RESULTS=PREFIX writes PREFIX.txt and PREFIX.log instead (a run in
+# parts: -max_total_time=SECONDS ends each).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 target=${1:?usage: long.sh TARGET [RUNS] [JOBS] [LIBFUZZER OPTIONS]}
@@ -34,9 +36,10 @@ export FUZZ_WORK=${FUZZ_WORK:-$PWD/$build/tests/fuzz/$target-long}
 export GST_REGISTRY_1_0=${GST_REGISTRY_1_0:-$FUZZ_WORK/registry.bin}
 mkdir -p "$FUZZ_WORK/corpus" docs/results
 day=$(date -u +%F)
-name=fuzz-${target#fuzz-}-$day
-out=docs/results/$name.txt
-log=docs/results/$name.log
+prefix=${FUZZ_RESULTS:-docs/results/fuzz-${target#fuzz-}-$day}
+out=$prefix.txt
+log=$prefix.log
+mkdir -p "$(dirname "$prefix")"
 
 corpus_size() {
   find "$FUZZ_WORK/corpus" -type f | wc -l
