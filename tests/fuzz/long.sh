@@ -50,6 +50,9 @@ artifacts() {
     -o -name 'oom-*' -o -name 'slow-unit-*' \) | sort
 }
 
+# What the build was made from is what was checked out when it starts.
+commit=$(git rev-parse --short HEAD)
+git diff --quiet HEAD -- src gst include tests || commit="$commit (with changes)"
 fork=()
 [ "$jobs" -gt 1 ] && fork=(-fork="$jobs")
 before=$(artifacts)
@@ -75,8 +78,6 @@ cov=$(echo "$last" | grep -oE 'cov: [0-9]+' | cut -d' ' -f2)
 ft=$(echo "$last" | grep -oE 'ft: [0-9]+' | cut -d' ' -f2)
 rate=$((wall > 0 ? execs / wall : 0))
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-commit=$(git rev-parse --short HEAD)
-git diff --quiet HEAD -- src gst include tests || commit="$commit (with changes)"
 if [ -n "$new" ] || { [ $rc -ne 0 ] && [ $rc -ne 72 ]; }; then
   verdict="FAILED (exit status $rc)"
 elif [ $rc -eq 72 ]; then
