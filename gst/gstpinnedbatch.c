@@ -82,20 +82,12 @@
 #endif
 
 #include "gstpinnedbatch.h"
+#include "gstpinnedbatchcaps.h"
 #include "gstpinnedbatchkernel.h"
 #include "gstpinnedbatchpad.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_batch_debug);
 #define GST_CAT_DEFAULT gst_pinned_batch_debug
-
-#define SINK_FORMATS "{ NV12, NV21, I420, YV12, P010_10LE, P016_LE, RGBA, " \
-    "BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR, RGBP, BGRP }"
-
-#define SRC_CAPS GST_PINNED_BATCH_CAPS_NAME "(" \
-    GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE "), batch = (int) [ 1, MAX ], " \
-    "channels = (int) 3, height = (int) [ 1, 32767 ], " \
-    "width = (int) [ 1, 32767 ], type = (string) { uint8, float16, float32 }, " \
-    "channel-order = (string) { RGB, BGR }, layout = (string) NCHW"
 
 #define DEFAULT_BATCH_SIZE 0
 #define DEFAULT_WIDTH 640
@@ -175,57 +167,6 @@ G_DEFINE_TYPE_WITH_CODE (GstPinnedBatch, gst_pinned_batch,
         "many streams into one tensor on the GPU"));
 GST_ELEMENT_REGISTER_DEFINE (pinnedbatch, "pinnedbatch", GST_RANK_NONE,
     GST_TYPE_PINNED_BATCH);
-
-GType
-gst_pinned_batch_type_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_PINNED_BATCH_TYPE_UINT8, "8-bit levels, not normalised", "uint8"},
-    {GST_PINNED_BATCH_TYPE_FLOAT16, "IEEE half, normalised", "float16"},
-    {GST_PINNED_BATCH_TYPE_FLOAT32, "IEEE single, normalised", "float32"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstPinnedBatchType", values);
-
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-GType
-gst_pinned_batch_order_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_PINNED_BATCH_ORDER_RGB, "red, green, blue", "RGB"},
-    {GST_PINNED_BATCH_ORDER_BGR, "blue, green, red", "BGR"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstPinnedBatchOrder", values);
-
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-static const gchar *
-type_name (GstPinnedBatchType type)
-{
-  return type == GST_PINNED_BATCH_TYPE_UINT8 ? "uint8" :
-      type == GST_PINNED_BATCH_TYPE_FLOAT16 ? "float16" : "float32";
-}
-
-static gsize
-type_size (GstPinnedBatchType type)
-{
-  return type == GST_PINNED_BATCH_TYPE_UINT8 ? 1 :
-      type == GST_PINNED_BATCH_TYPE_FLOAT16 ? 2 : 4;
-}
 
 /* ---- the device -------------------------------------------------------- */
 
@@ -495,7 +436,9 @@ n_sink_pads (GstPinnedBatch * self)
 static GstCaps *
 batch_caps (GstPinnedBatch * self)
 {
-  GstCaps *caps;
+  GstPinnedBatchType type;
+  GstPinnedBatchOrder order;
+  gint width, height;
   guint n;
 
   GST_OBJECT_LOCK (self);
@@ -505,17 +448,12 @@ batch_caps (GstPinnedBatch * self)
     n = MAX (1, n_sink_pads (self));
 
   GST_OBJECT_LOCK (self);
-  caps = gst_caps_new_simple (GST_PINNED_BATCH_CAPS_NAME,
-      "batch", G_TYPE_INT, (gint) n, "channels", G_TYPE_INT, 3,
-      "height", G_TYPE_INT, self->height, "width", G_TYPE_INT, self->width,
-      "type", G_TYPE_STRING, type_name (self->type),
-      "channel-order", G_TYPE_STRING,
-      self->order == GST_PINNED_BATCH_ORDER_RGB ? "RGB" : "BGR",
-      "layout", G_TYPE_STRING, "NCHW", NULL);
+  width = self->width;
+  height = self->height;
+  type = self->type;
+  order = self->order;
   GST_OBJECT_UNLOCK (self);
-  gst_caps_set_features (caps, 0,
-      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, NULL));
-  return caps;
+  return gst_pinned_batch_caps_new (n, width, height, type, order);
 }
 
 static GstFlowReturn
@@ -555,9 +493,11 @@ gst_pinned_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
   GST_OBJECT_LOCK (self);
   self->out_type = self->type;
   GST_OBJECT_UNLOCK (self);
-  self->out_size = type_size (self->out_type) * 3 * n * w * h;
-  GST_INFO_OBJECT (self, "batches of %d, %dx%d %s: %" G_GSIZE_FORMAT
-      " bytes", n, w, h, type_name (self->out_type), self->out_size);
+  self->out_size =
+      gst_pinned_batch_caps_type_size (self->out_type) * 3 * n * w * h;
+  GST_INFO_OBJECT (self, "batches of %d, %dx%d %s: %" G_GSIZE_FORMAT " bytes",
+      n, w, h, gst_pinned_batch_caps_type_name (self->out_type),
+      self->out_size);
   return TRUE;
 }
 
@@ -1023,22 +963,6 @@ gst_pinned_batch_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-static GstCaps *
-sink_caps (void)
-{
-  GstCaps *caps = gst_caps_from_string (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-      (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, SINK_FORMATS));
-
-#ifdef HAVE_CUDA_INTEROP
-  gst_caps_append (caps, gst_caps_from_string
-      (GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY,
-              SINK_FORMATS)));
-#endif
-  gst_caps_append (caps, gst_caps_from_string (GST_VIDEO_CAPS_MAKE
-          (SINK_FORMATS)));
-  return caps;
-}
-
 static void
 gst_pinned_batch_class_init (GstPinnedBatchClass * klass)
 {
@@ -1105,12 +1029,12 @@ gst_pinned_batch_class_init (GstPinnedBatchClass * klass)
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
-  caps = sink_caps ();
+  caps = gst_pinned_batch_caps_sink ();
   templ = gst_pad_template_new_with_gtype ("sink_%u", GST_PAD_SINK,
       GST_PAD_REQUEST, caps, GST_TYPE_PINNED_BATCH_PAD);
   gst_element_class_add_pad_template (element_class, templ);
   gst_caps_unref (caps);
-  caps = gst_caps_from_string (SRC_CAPS);
+  caps = gst_pinned_batch_caps_src ();
   templ = gst_pad_template_new_with_gtype ("src", GST_PAD_SRC,
       GST_PAD_ALWAYS, caps, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_add_pad_template (element_class, templ);
