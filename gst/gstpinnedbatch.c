@@ -83,6 +83,7 @@
 
 #include "gstpinnedbatch.h"
 #include "gstpinnedbatchcaps.h"
+#include "gstpinnedbatchdevice.h"
 #include "gstpinnedbatchkernel.h"
 #include "gstpinnedbatchpad.h"
 
@@ -138,8 +139,7 @@ struct _GstPinnedBatch
   guint pool_size;
 
   /* the device, from NULL to READY on */
-  GstPinnedContext *context;
-  GstPinnedStream *stream;
+  GstPinnedBatchDevice device;
 
   /* negotiated, the aggregator's thread */
   guint n;
@@ -151,8 +151,6 @@ struct _GstPinnedBatch
   guint next_pad;
   guint64 batches;
 
-  GstAllocator *host_allocator;
-  GstAllocator *device_allocator;
   /* the slot tables */
   GstPinnedBatchKernel kernel;
 
@@ -181,50 +179,11 @@ get_device_id (GstPinnedBatch * self)
   return id;
 }
 
-/* The context (shared or new, announced) and the element's stream; posts
- * an error where there is none and @report. */
 static gboolean
 open_device_full (GstPinnedBatch * self, gboolean report)
 {
-  GError *error = NULL;
-  gint device_id = get_device_id (self);
-  gboolean ok;
-
-  if (self->stream)
-    return TRUE;
-
-#ifdef HAVE_CUDA_INTEROP
-  ok = gst_pinned_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
-      &self->context, &error);
-#else
-  ok = gst_pinned_ensure_element_context (GST_ELEMENT (self), device_id,
-      &self->context, &error);
-#endif
-  if (!ok && !report) {
-    g_clear_error (&error);
-    return FALSE;
-  }
-  if (!ok) {
-    if (error == NULL)
-      g_set_error (&error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-          "No CUDA device found");
-    gst_pinned_error_post_device (GST_ELEMENT (self), device_id, &error);
-    return FALSE;
-  }
-
-  self->stream = gst_pinned_stream_new (self->context, &error);
-  if (self->stream == NULL) {
-    GST_PINNED_ELEMENT_ERROR (self, error, "Could not create a CUDA stream");
-    g_clear_error (&error);
-    return FALSE;
-  }
-  self->host_allocator = gst_pinned_host_allocator_new (self->context);
-  self->device_allocator = gst_pinned_device_allocator_new (self->context);
-
-  GST_INFO_OBJECT (self, "using CUDA device %d (%s)",
-      gst_pinned_context_get_device_id (self->context),
-      gst_pinned_context_get_device_name (self->context));
-  return TRUE;
+  return gst_pinned_batch_device_open (&self->device, GST_ELEMENT (self),
+      get_device_id (self), report);
 }
 
 static gboolean
@@ -253,10 +212,7 @@ close_device (GstPinnedBatch * self)
   clear_pool (self);
   /* freeing waits for the fences of the work queued on them */
   gst_pinned_batch_kernel_clear (&self->kernel);
-  gst_clear_object (&self->host_allocator);
-  gst_clear_object (&self->device_allocator);
-  gst_clear_pinned_stream (&self->stream);
-  gst_clear_object (&self->context);
+  gst_pinned_batch_device_close (&self->device);
 }
 
 /* ---- properties -------------------------------------------------------- */
@@ -523,11 +479,12 @@ gst_pinned_batch_decide_allocation (GstAggregator * agg, GstQuery * query)
   self->pool = gst_buffer_pool_new ();
   config = gst_buffer_pool_get_config (self->pool);
   gst_buffer_pool_config_set_params (config, NULL, self->out_size, size, size);
-  gst_buffer_pool_config_set_allocator (config, self->device_allocator, NULL);
-  if (!gst_buffer_pool_set_config (self->pool, config) ||
-      !gst_buffer_pool_set_active (self->pool, TRUE)) {
-    gst_pinned_allocator_take_error (GST_PINNED_ALLOCATOR
-        (self->device_allocator), &error);
+  gst_buffer_pool_config_set_allocator (config, self->device.device_allocator,
+      NULL);
+  if (!gst_buffer_pool_set_config (self->pool, config)
+      || !gst_buffer_pool_set_active (self->pool, TRUE)) {
+    gst_pinned_allocator_take_error (GST_PINNED_ALLOCATOR (self->
+            device.device_allocator), &error);
     GST_PINNED_ELEMENT_ERROR (self, error,
         "Could not allocate CUDA device memory for the batches");
     g_clear_error (&error);
@@ -548,7 +505,8 @@ pad_set_caps (GstPinnedBatch * self, GstPinnedBatchPad * pad, GstCaps * caps)
 {
   return gst_pinned_batch_pad_set_caps (pad, GST_ELEMENT (self), caps) &&
       open_device (self) &&
-      gst_pinned_batch_pad_start (pad, GST_ELEMENT (self), self->context, caps);
+      gst_pinned_batch_pad_start (pad, GST_ELEMENT (self), self->device.context,
+      caps);
 }
 
 static gboolean
@@ -570,26 +528,11 @@ gst_pinned_batch_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
 }
 
 static gboolean
-handle_context_query (GstPinnedBatch * self, GstQuery * query)
-{
-  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
-    return FALSE;
-  if (gst_pinned_handle_context_query (GST_ELEMENT (self), query,
-          self->context))
-    return TRUE;
-#ifdef HAVE_CUDA_INTEROP
-  if (gst_pinned_cuda_handle_context_query (GST_ELEMENT (self), query,
-          self->context))
-    return TRUE;
-#endif
-  return FALSE;
-}
-
-static gboolean
 gst_pinned_batch_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
     GstQuery * query)
 {
-  if (handle_context_query (GST_PINNED_BATCH (agg), query))
+  if (gst_pinned_batch_device_handle_query (&GST_PINNED_BATCH (agg)->device,
+          GST_ELEMENT (agg), query))
     return TRUE;
   return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
 }
@@ -597,7 +540,8 @@ gst_pinned_batch_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
 static gboolean
 gst_pinned_batch_src_query (GstAggregator * agg, GstQuery * query)
 {
-  if (handle_context_query (GST_PINNED_BATCH (agg), query))
+  if (gst_pinned_batch_device_handle_query (&GST_PINNED_BATCH (agg)->device,
+          GST_ELEMENT (agg), query))
     return TRUE;
   return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
 }
@@ -608,11 +552,8 @@ gst_pinned_batch_set_context (GstElement * element, GstContext * context)
   GstPinnedBatch *self = GST_PINNED_BATCH (element);
   gint device_id = get_device_id (self);
 
-  gst_pinned_handle_set_context (element, context, device_id, &self->context);
-#ifdef HAVE_CUDA_INTEROP
-  gst_pinned_cuda_handle_set_context (element, context, device_id,
-      &self->context);
-#endif
+  gst_pinned_batch_device_set_context (&self->device, element, context,
+      device_id);
 
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
@@ -645,7 +586,7 @@ gst_pinned_batch_propose_allocation (GstAggregator * agg,
   size = self->pool_size;
   GST_OBJECT_UNLOCK (self);
   return gst_pinned_batch_pad_offer_pool (GST_PINNED_BATCH_PAD (aggpad), query,
-      caps, &info, self->context, size);
+      caps, &info, self->device.context, size);
 }
 
 /* ---- pads come and go -------------------------------------------------- */
@@ -738,8 +679,9 @@ run_kernel (GstPinnedBatch * self, PinnedBatchSlot * slots, GstBuffer * out,
     p.bias[c] = (gfloat) (-mean[colour] / std[colour]);
   }
 
-  return gst_pinned_batch_kernel_run (&self->kernel, self->host_allocator,
-      self->device_allocator, self->stream, &p, slots, out, fence, error);
+  return gst_pinned_batch_kernel_run (&self->kernel,
+      self->device.host_allocator, self->device.device_allocator,
+      self->device.stream, &p, slots, out, fence, error);
 }
 
 static GstFlowReturn
@@ -814,7 +756,7 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
   if (ret != GST_FLOW_OK)
     goto done;
 
-  if (!gst_pinned_context_push (self->context, &error))
+  if (!gst_pinned_context_push (self->device.context, &error))
     goto failed;
   pushed_context = TRUE;
 
@@ -823,16 +765,16 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
       slots[i].kind = PINNED_BATCH_KIND_EMPTY;
       continue;
     }
-    if (!gst_pinned_batch_pad_prepare_frame (&frames[i], self->stream,
-            self->device_allocator, &slots[i], &error))
+    if (!gst_pinned_batch_pad_prepare_frame (&frames[i], self->device.stream,
+            self->device.device_allocator, &slots[i], &error))
       goto failed;
     gst_pinned_batch_kernel_place (&slots[i], self->out_width,
         self->out_height, letterbox);
   }
-  if (!gst_pinned_buffer_sync_stream (out, self->stream, GST_MAP_WRITE,
+  if (!gst_pinned_buffer_sync_stream (out, self->device.stream, GST_MAP_WRITE,
           &error) || !run_kernel (self, slots, out, &fence, &error))
     goto failed;
-  gst_pinned_context_pop (self->context);
+  gst_pinned_context_pop (self->device.context);
   pushed_context = FALSE;
 
   /* The batch is the kernel's; each input goes back now and is written
@@ -881,7 +823,7 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
 
 failed:
   if (pushed_context)
-    gst_pinned_context_pop (self->context);
+    gst_pinned_context_pop (self->device.context);
   post_error (self, error);
   g_clear_error (&error);
   ret = GST_FLOW_ERROR;
