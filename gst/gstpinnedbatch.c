@@ -84,6 +84,7 @@
 #include "gstpinnedbatch.h"
 #include "gstpinnedbatchcaps.h"
 #include "gstpinnedbatchdevice.h"
+#include "gstpinnedbatchframes.h"
 #include "gstpinnedbatchkernel.h"
 #include "gstpinnedbatchpad.h"
 
@@ -204,11 +205,7 @@ clear_pool (GstPinnedBatch * self)
 static void
 close_device (GstPinnedBatch * self)
 {
-  if (self->held) {
-    gst_pinned_window_drain (self->held);
-    gst_pinned_window_stop (self->held);
-    gst_clear_object (&self->held);
-  }
+  gst_pinned_batch_frames_drop_held (&self->held);
   clear_pool (self);
   /* freeing waits for the fences of the work queued on them */
   gst_pinned_batch_kernel_clear (&self->kernel);
@@ -613,31 +610,10 @@ gst_pinned_batch_release_pad (GstElement * element, GstPad * pad)
 
 /* ---- a batch ----------------------------------------------------------- */
 
-/* The earliest running time of the frames waiting: a live batch goes out
- * `timeout` (the latency) after it. */
 static GstClockTime
 gst_pinned_batch_get_next_time (GstAggregator * agg)
 {
-  GstClockTime next = GST_CLOCK_TIME_NONE;
-  GList *l;
-
-  GST_OBJECT_LOCK (agg);
-  for (l = GST_ELEMENT (agg)->sinkpads; l; l = l->next) {
-    GstAggregatorPad *pad = l->data;
-    GstBuffer *buf = gst_aggregator_pad_peek_buffer (pad);
-    GstClockTime rt;
-
-    if (buf == NULL)
-      continue;
-    rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
-        GST_BUFFER_PTS (buf));
-    gst_buffer_unref (buf);
-    if (GST_CLOCK_TIME_IS_VALID (rt) && (!GST_CLOCK_TIME_IS_VALID (next) ||
-            rt < next))
-      next = rt;
-  }
-  GST_OBJECT_UNLOCK (agg);
-  return next;
+  return gst_pinned_batch_frames_next_time (agg);
 }
 
 static void
@@ -692,13 +668,12 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GPtrArray *pads;
   GstPinnedBatchFrame *frames = NULL;
   PinnedBatchSlot *slots = NULL;
-  GstPinnedBatchMeta *meta;
   GstPinnedFence *fence = NULL;
   GstBuffer *out = NULL;
   GstClockTime pts = GST_CLOCK_TIME_NONE;
   GError *error = NULL;
-  gboolean all_eos = TRUE, letterbox, pushed_context = FALSE;
-  guint i, n_pads, taken = 0, start;
+  gboolean letterbox, pushed_context = FALSE;
+  guint taken = 0;
   GList *l;
 
   if (self->n == 0 || self->pool == NULL)
@@ -710,47 +685,14 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
   for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
     g_ptr_array_add (pads, gst_object_ref (l->data));
   GST_OBJECT_UNLOCK (self);
-  n_pads = pads->len;
 
   frames = g_new0 (GstPinnedBatchFrame, self->n);
   slots = g_new0 (PinnedBatchSlot, self->n);
 
-  /* With a slot for each pad, slot i is pad i's; else pads take turns. */
-  start = n_pads <= self->n ? 0 : self->next_pad % n_pads;
-  for (i = 0; i < n_pads && taken < self->n; i++) {
-    guint at = (start + i) % n_pads;
-    GstPinnedBatchPad *pad = g_ptr_array_index (pads, at);
-    GstBuffer *buf = gst_aggregator_pad_peek_buffer (GST_AGGREGATOR_PAD (pad));
-    guint slot = n_pads <= self->n ? at : taken;
-
-    if (!gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (pad)) || buf)
-      all_eos = FALSE;
-    if (buf == NULL)
-      continue;
-    if (!pad->has_info) {
-      /* its caps were refused (an error is posted): it goes no further */
-      gst_buffer_unref (buf);
-      gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (pad));
-      ret = GST_FLOW_NOT_NEGOTIATED;
-      goto done;
-    }
-    frames[slot].pad = pad;
-    frames[slot].buffer = buf;
-    taken++;
-    self->next_pad = at + 1;
-  }
-  /* the pads not looked at may hold frames too */
-  for (; i < n_pads && all_eos; i++) {
-    GstAggregatorPad *pad = g_ptr_array_index (pads, (start + i) % n_pads);
-
-    if (!gst_aggregator_pad_is_eos (pad) || gst_aggregator_pad_has_buffer (pad))
-      all_eos = FALSE;
-  }
-
-  if (taken == 0) {
-    ret = all_eos ? GST_FLOW_EOS : GST_FLOW_OK;
+  ret = gst_pinned_batch_frames_take (pads, self->n, &self->next_pad, frames,
+      &taken);
+  if (ret != GST_FLOW_OK || taken == 0)
     goto done;
-  }
 
   ret = gst_buffer_pool_acquire_buffer (self->pool, &out, NULL);
   if (ret != GST_FLOW_OK)
@@ -760,17 +702,10 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
     goto failed;
   pushed_context = TRUE;
 
-  for (i = 0; i < self->n; i++) {
-    if (frames[i].buffer == NULL) {
-      slots[i].kind = PINNED_BATCH_KIND_EMPTY;
-      continue;
-    }
-    if (!gst_pinned_batch_pad_prepare_frame (&frames[i], self->device.stream,
-            self->device.device_allocator, &slots[i], &error))
-      goto failed;
-    gst_pinned_batch_kernel_place (&slots[i], self->out_width,
-        self->out_height, letterbox);
-  }
+  if (!gst_pinned_batch_frames_prepare (frames, slots, self->n,
+          self->device.stream, self->device.device_allocator, self->out_width,
+          self->out_height, letterbox, &error))
+    goto failed;
   if (!gst_pinned_buffer_sync_stream (out, self->device.stream, GST_MAP_WRITE,
           &error) || !run_kernel (self, slots, out, &fence, &error))
     goto failed;
@@ -780,34 +715,7 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
   /* The batch is the kernel's; each input goes back now and is written
    * again only after the kernel (its readers' fence). */
   gst_pinned_buffer_add_fence (out, fence, GST_MAP_WRITE);
-  meta = gst_buffer_add_pinned_batch_meta (out, self->n);
-  for (i = 0; i < self->n; i++) {
-    GstPinnedBatchFrame *fr = &frames[i];
-    GstPinnedBatchSlot *ms = &meta->slots[i];
-    GstAggregatorPad *aggpad;
-
-    if (fr->buffer == NULL)
-      continue;
-    aggpad = GST_AGGREGATOR_PAD (fr->pad);
-    gst_pinned_buffer_add_fence (fr->gpu, fence, GST_MAP_READ);
-    ms->empty = FALSE;
-    ms->pad_index = fr->pad->index;
-    ms->pad_name = g_intern_string (GST_PAD_NAME (fr->pad));
-    ms->pts = GST_BUFFER_PTS (fr->buffer);
-    ms->running_time = gst_segment_to_running_time (&aggpad->segment,
-        GST_FORMAT_TIME, ms->pts);
-    ms->source_width = slots[i].width;
-    ms->source_height = slots[i].height;
-    ms->x = slots[i].x;
-    ms->y = slots[i].y;
-    ms->width = slots[i].w;
-    ms->height = slots[i].h;
-    if (GST_CLOCK_TIME_IS_VALID (ms->running_time) &&
-        (!GST_CLOCK_TIME_IS_VALID (pts) || ms->running_time < pts))
-      pts = ms->running_time;
-    gst_aggregator_pad_drop_buffer (aggpad);
-  }
-
+  pts = gst_pinned_batch_frames_finish (frames, slots, self->n, out, fence);
   GST_BUFFER_PTS (out) = pts;
   GST_BUFFER_OFFSET (out) = self->batches++;
   if (GST_CLOCK_TIME_IS_VALID (pts)) {
@@ -831,21 +739,8 @@ failed:
 done:
   gst_clear_pinned_fence (&fence);
   gst_clear_buffer (&out);
-  if (frames) {
-    for (i = 0; i < self->n; i++) {
-      gst_clear_buffer (&frames[i].buffer);
-      if (frames[i].gpu == NULL)
-        continue;
-      /* a view holds nvcodec's frame until the kernel is done */
-      if (frames[i].pad->kind == GST_PINNED_BATCH_INPUT_CUDA) {
-        if (self->held == NULL)
-          self->held = gst_pinned_window_new (NULL, 2 * self->n + 2);
-        gst_pinned_window_push (self->held, NULL, frames[i].gpu);
-      } else {
-        gst_buffer_unref (frames[i].gpu);
-      }
-    }
-  }
+  if (frames)
+    gst_pinned_batch_frames_release (frames, self->n, &self->held);
   g_free (frames);
   g_free (slots);
   g_ptr_array_unref (pads);
