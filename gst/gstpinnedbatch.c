@@ -22,36 +22,18 @@
  * constants as they are). One kernel launch makes the whole batch.
  *
  * Sink pads (`sink_%u`, requested, also while playing) take raw video of
- * any size, each its own, in gst-pinned device memory, nvcodec's CUDA
- * memory (a decoder's output) or system memory, which is copied to the
- * device on the element's stream; upstream of such a pad gets a
- * page-locked pool, as from pinnedupload. Formats: 4:2:0 YUV (NV12,
- * NV21, I420, YV12, P010_10LE, P016_LE) and 8-bit RGB (packed with or
- * without alpha, RGBP, BGRP). YUV is converted with its colorimetry's
- * matrix and range, as pinnedconvert does.
+ * any size in gst-pinned device memory, nvcodec's CUDA memory or system
+ * memory (copied through a page-locked pool it offers upstream): 4:2:0 YUV
+ * (NV12, NV21, I420, YV12, P010_10LE, P016_LE) and 8-bit RGB. A batch
+ * takes a frame from each pad (the pads take turns where there are more
+ * than `batch-size`), goes out when each has one or has ended, and with
+ * live sources `timeout` late, partial; no frame is dropped. A
+ * #GstPinnedBatchMeta says per slot which frame it holds and where, and
+ * the caps what the tensor is (`other/x-pinned-batch`, `layout=NCHW`,
+ * contiguous): [the guide](guide.md#many-streams-into-one-batch).
  *
- * A batch takes one frame from each pad that has one. With at most
- * `batch-size` pads, slot i holds the frame of the i-th pad (in the
- * order the pads were requested) or is empty; with more pads, the pads
- * take turns. A batch goes out when every pad has a frame (or has ended);
- * with live sources also once the oldest frame waiting is `timeout` late
- * (the aggregator's latency), partial. A stream that ends leaves its slot
- * empty while the others go on. No frame is dropped: a pad waits for its
- * frame's turn. Each batch carries a #GstPinnedBatchMeta that says per
- * slot which pad, which timestamps, and where the frame lies in the
- * tensor, to map a box back onto its frame.
- *
- * The output caps are
- * `other/x-pinned-batch(memory:PinnedDevice), batch=N, channels=3,
- * height=H, width=W, type={uint8,float16,float32},
- * channel-order={RGB,BGR}, layout=NCHW`: the tensor is contiguous,
- * N × 3 × H × W elements.
- *
- * Nothing waits on the host: the element's stream waits on the GPU for
- * each input's writer (a decoder's or upload's copy), the kernel runs,
- * and one fence recorded after it becomes the batch's writer and each
- * input's reader: the inputs go back to their pools at once and are
- * written again only after the kernel.
+ * Nothing waits on the host: the kernel waits on the GPU for each input's
+ * writer, and its fence is the inputs' reader ([design](design.md)).
  *
  * ## Example launch lines
  * |[
@@ -215,52 +197,6 @@ close_device (GstPinnedBatch * self)
 /* ---- properties -------------------------------------------------------- */
 
 static void
-set_triple (GValue * value, const gdouble * v)
-{
-  GValue item = G_VALUE_INIT;
-  guint i;
-
-  g_value_init (&item, G_TYPE_DOUBLE);
-  for (i = 0; i < 3; i++) {
-    g_value_set_double (&item, v[i]);
-    gst_value_array_append_value (value, &item);
-  }
-  g_value_unset (&item);
-}
-
-static gboolean
-get_triple (GstPinnedBatch * self, const GValue * value, gdouble * v,
-    gboolean positive, const gchar * what)
-{
-  gdouble tmp[3];
-  guint i;
-
-  if (gst_value_array_get_size (value) != 3) {
-    g_warning ("%s: %s takes 3 values (R, G, B), not %u",
-        GST_OBJECT_NAME (self), what, gst_value_array_get_size (value));
-    return FALSE;
-  }
-  for (i = 0; i < 3; i++) {
-    const GValue *item = gst_value_array_get_value (value, i);
-
-    if (G_VALUE_HOLDS_DOUBLE (item))
-      tmp[i] = g_value_get_double (item);
-    else if (G_VALUE_HOLDS_INT (item))
-      tmp[i] = g_value_get_int (item);
-    else {
-      g_warning ("%s: %s takes numbers", GST_OBJECT_NAME (self), what);
-      return FALSE;
-    }
-    if (positive && !(tmp[i] > 0)) {
-      g_warning ("%s: %s must be above 0", GST_OBJECT_NAME (self), what);
-      return FALSE;
-    }
-  }
-  memcpy (v, tmp, sizeof (tmp));
-  return TRUE;
-}
-
-static void
 gst_pinned_batch_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
@@ -290,10 +226,12 @@ gst_pinned_batch_set_property (GObject * object, guint prop_id,
       self->order = g_value_get_enum (value);
       break;
     case PROP_MEAN:
-      get_triple (self, value, self->mean, FALSE, "mean");
+      gst_pinned_batch_kernel_get_triple (GST_OBJECT (self), value, self->mean,
+          FALSE, "mean");
       break;
     case PROP_STD:
-      get_triple (self, value, self->std, TRUE, "std");
+      gst_pinned_batch_kernel_get_triple (GST_OBJECT (self), value, self->std,
+          TRUE, "std");
       break;
     case PROP_TIMEOUT:
       GST_OBJECT_UNLOCK (self);
@@ -355,10 +293,10 @@ gst_pinned_batch_get_property (GObject * object, guint prop_id,
       g_value_set_enum (value, self->order);
       break;
     case PROP_MEAN:
-      set_triple (value, self->mean);
+      gst_pinned_batch_kernel_set_triple (value, self->mean);
       break;
     case PROP_STD:
-      set_triple (value, self->std);
+      gst_pinned_batch_kernel_set_triple (value, self->std);
       break;
     case PROP_DEVICE_ID:
       g_value_set_int (value, self->device_id);
@@ -375,17 +313,6 @@ gst_pinned_batch_get_property (GObject * object, guint prop_id,
 
 /* ---- negotiation ------------------------------------------------------- */
 
-static guint
-n_sink_pads (GstPinnedBatch * self)
-{
-  guint n;
-
-  GST_OBJECT_LOCK (self);
-  n = GST_ELEMENT (self)->numsinkpads;
-  GST_OBJECT_UNLOCK (self);
-  return n;
-}
-
 static GstCaps *
 batch_caps (GstPinnedBatch * self)
 {
@@ -394,13 +321,10 @@ batch_caps (GstPinnedBatch * self)
   gint width, height;
   guint n;
 
+  /* batch-size 0: a slot a sink pad */
   GST_OBJECT_LOCK (self);
-  n = self->batch_size;
-  GST_OBJECT_UNLOCK (self);
-  if (n == 0)
-    n = MAX (1, n_sink_pads (self));
-
-  GST_OBJECT_LOCK (self);
+  n = self->batch_size ? self->batch_size :
+      MAX (1, GST_ELEMENT (self)->numsinkpads);
   width = self->width;
   height = self->height;
   type = self->type;
@@ -432,12 +356,9 @@ static gboolean
 gst_pinned_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
 {
   GstPinnedBatch *self = GST_PINNED_BATCH (agg);
-  GstStructure *s = gst_caps_get_structure (caps, 0);
   gint n = 0, w = 0, h = 0;
 
-  if (!gst_structure_get_int (s, "batch", &n) ||
-      !gst_structure_get_int (s, "width", &w) ||
-      !gst_structure_get_int (s, "height", &h))
+  if (!gst_pinned_batch_caps_get_size (caps, &n, &w, &h))
     return FALSE;
 
   self->n = n;
@@ -461,8 +382,6 @@ static gboolean
 gst_pinned_batch_decide_allocation (GstAggregator * agg, GstQuery * query)
 {
   GstPinnedBatch *self = GST_PINNED_BATCH (agg);
-  GstStructure *config;
-  GError *error = NULL;
   guint size;
 
   if (!open_device (self))
@@ -473,21 +392,10 @@ gst_pinned_batch_decide_allocation (GstAggregator * agg, GstQuery * query)
   size = self->pool_size;
   GST_OBJECT_UNLOCK (self);
 
-  self->pool = gst_buffer_pool_new ();
-  config = gst_buffer_pool_get_config (self->pool);
-  gst_buffer_pool_config_set_params (config, NULL, self->out_size, size, size);
-  gst_buffer_pool_config_set_allocator (config, self->device.device_allocator,
-      NULL);
-  if (!gst_buffer_pool_set_config (self->pool, config)
-      || !gst_buffer_pool_set_active (self->pool, TRUE)) {
-    gst_pinned_allocator_take_error (GST_PINNED_ALLOCATOR (self->
-            device.device_allocator), &error);
-    GST_PINNED_ELEMENT_ERROR (self, error,
-        "Could not allocate CUDA device memory for the batches");
-    g_clear_error (&error);
-    clear_pool (self);
+  self->pool = gst_pinned_batch_device_new_pool (&self->device,
+      GST_ELEMENT (self), self->out_size, size);
+  if (self->pool == NULL)
     return FALSE;
-  }
 
   while (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_remove_nth_allocation_pool (query, 0);
@@ -555,35 +463,19 @@ gst_pinned_batch_set_context (GstElement * element, GstContext * context)
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
-/* System memory in: the pad's page-locked pool upstream; device memory
- * in: frames of any layout. */
 static gboolean
 gst_pinned_batch_propose_allocation (GstAggregator * agg,
     GstAggregatorPad * aggpad, GstQuery * decide_query, GstQuery * query)
 {
   GstPinnedBatch *self = GST_PINNED_BATCH (agg);
-  GstCapsFeatures *f;
-  GstVideoInfo info;
-  GstCaps *caps;
   guint size;
-
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
-    return FALSE;
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-
-  f = gst_caps_get_features (caps, 0);
-  if (f && !gst_caps_features_is_equal (f,
-          GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
-    return TRUE;
-  if (!open_device (self))
-    return FALSE;
 
   GST_OBJECT_LOCK (self);
   size = self->pool_size;
   GST_OBJECT_UNLOCK (self);
-  return gst_pinned_batch_pad_offer_pool (GST_PINNED_BATCH_PAD (aggpad), query,
-      caps, &info, self->device.context, size);
+  return gst_pinned_batch_pad_propose_allocation (GST_PINNED_BATCH_PAD
+      (aggpad), query, &self->device, GST_ELEMENT (self),
+      get_device_id (self), size);
 }
 
 /* ---- pads come and go -------------------------------------------------- */
@@ -616,45 +508,25 @@ gst_pinned_batch_get_next_time (GstAggregator * agg)
   return gst_pinned_batch_frames_next_time (agg);
 }
 
-static void
-post_error (GstPinnedBatch * self, GError * error)
-{
-  GST_PINNED_ELEMENT_ERROR (self, error, "Could not make a batch");
-}
-
 /* The batch's kernel: its parameters from the properties. */
 static gboolean
 run_kernel (GstPinnedBatch * self, PinnedBatchSlot * slots, GstBuffer * out,
     GstPinnedFence ** fence, GError ** error)
 {
   PinnedBatchParams p = { 0, };
-  static const gint orders[2][3] = { {0, 1, 2}, {2, 1, 0} };
   gdouble mean[3], std[3];
   GstPinnedBatchOrder order;
-  gint c;
+  guint pad_value;
 
   GST_OBJECT_LOCK (self);
-  p.pad_value = self->pad_value;
+  pad_value = self->pad_value;
   order = self->order;
   memcpy (mean, self->mean, sizeof (mean));
   memcpy (std, self->std, sizeof (std));
   GST_OBJECT_UNLOCK (self);
 
-  p.batch = self->n;
-  p.width = self->out_width;
-  p.height = self->out_height;
-  p.type = self->out_type == GST_PINNED_BATCH_TYPE_UINT8 ? PINNED_BATCH_UINT8 :
-      self->out_type == GST_PINNED_BATCH_TYPE_FLOAT16 ? PINNED_BATCH_FLOAT16 :
-      PINNED_BATCH_FLOAT32;
-  for (c = 0; c < 3; c++) {
-    gint colour = orders[order][c];
-
-    p.order[c] = colour;
-    /* (v / 255 - mean) / std = v * scale + bias */
-    p.scale[c] = (gfloat) (1.0 / (255.0 * std[colour]));
-    p.bias[c] = (gfloat) (-mean[colour] / std[colour]);
-  }
-
+  gst_pinned_batch_kernel_params (&p, self->n, self->out_width,
+      self->out_height, self->out_type, order, mean, std, pad_value);
   return gst_pinned_batch_kernel_run (&self->kernel,
       self->device.host_allocator, self->device.device_allocator,
       self->device.stream, &p, slots, out, fence, error);
@@ -732,7 +604,7 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
 failed:
   if (pushed_context)
     gst_pinned_context_pop (self->device.context);
-  post_error (self, error);
+  GST_PINNED_ELEMENT_ERROR (self, error, "Could not make a batch");
   g_clear_error (&error);
   ret = GST_FLOW_ERROR;
 
@@ -806,8 +678,6 @@ gst_pinned_batch_class_init (GstPinnedBatchClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
-  GstCaps *caps;
-  GstPadTemplate *templ;
 
   gobject_class->set_property = gst_pinned_batch_set_property;
   gobject_class->get_property = gst_pinned_batch_get_property;
@@ -866,16 +736,8 @@ gst_pinned_batch_class_init (GstPinnedBatchClass * klass)
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
-  caps = gst_pinned_batch_caps_sink ();
-  templ = gst_pad_template_new_with_gtype ("sink_%u", GST_PAD_SINK,
-      GST_PAD_REQUEST, caps, GST_TYPE_PINNED_BATCH_PAD);
-  gst_element_class_add_pad_template (element_class, templ);
-  gst_caps_unref (caps);
-  caps = gst_pinned_batch_caps_src ();
-  templ = gst_pad_template_new_with_gtype ("src", GST_PAD_SRC,
-      GST_PAD_ALWAYS, caps, GST_TYPE_AGGREGATOR_PAD);
-  gst_element_class_add_pad_template (element_class, templ);
-  gst_caps_unref (caps);
+  gst_pinned_batch_caps_add_templates (element_class,
+      GST_TYPE_PINNED_BATCH_PAD);
 
   gst_element_class_set_static_metadata (element_class,
       "Pinned CUDA batcher", "Filter/Converter/Video/Scaler/Hardware",

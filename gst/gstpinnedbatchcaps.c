@@ -21,6 +21,8 @@
 #include <gst/pinned/gstpinnedcudamemory.h>
 #endif
 
+#include <gst/base/gstaggregator.h>
+
 #include "gstpinnedbatchcaps.h"
 
 #define SINK_FORMATS "{ NV12, NV21, I420, YV12, P010_10LE, P016_LE, RGBA, " \
@@ -122,4 +124,35 @@ gst_pinned_batch_caps_new (guint n, gint width, gint height,
   gst_caps_set_features (caps, 0,
       gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE, NULL));
   return caps;
+}
+
+/* The batch, width and height of the fixed caps @caps of a batch. */
+gboolean
+gst_pinned_batch_caps_get_size (GstCaps * caps, gint * batch, gint * width,
+    gint * height)
+{
+  GstStructure *s = gst_caps_get_structure (caps, 0);
+
+  return gst_structure_get_int (s, "batch", batch) &&
+      gst_structure_get_int (s, "width", width) &&
+      gst_structure_get_int (s, "height", height);
+}
+
+/* The element's pad templates: request sink pads of @pad_type, the
+ * batches' source pad. */
+void
+gst_pinned_batch_caps_add_templates (GstElementClass * klass, GType pad_type)
+{
+  GstCaps *caps = gst_pinned_batch_caps_sink ();
+  GstPadTemplate *templ;
+
+  templ = gst_pad_template_new_with_gtype ("sink_%u", GST_PAD_SINK,
+      GST_PAD_REQUEST, caps, pad_type);
+  gst_element_class_add_pad_template (klass, templ);
+  gst_caps_unref (caps);
+  caps = gst_pinned_batch_caps_src ();
+  templ = gst_pad_template_new_with_gtype ("src", GST_PAD_SRC,
+      GST_PAD_ALWAYS, caps, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_pad_template (klass, templ);
+  gst_caps_unref (caps);
 }

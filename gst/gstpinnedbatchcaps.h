@@ -67,4 +67,12 @@ GstCaps *    gst_pinned_batch_caps_new       (guint n,
                                               GstPinnedBatchType type,
                                               GstPinnedBatchOrder order);
 
+gboolean gst_pinned_batch_caps_get_size      (GstCaps * caps,
+                                              gint * batch,
+                                              gint * width,
+                                              gint * height);
+
+void     gst_pinned_batch_caps_add_templates (GstElementClass * klass,
+                                              GType pad_type);
+
 G_END_DECLS

@@ -119,3 +119,28 @@ gst_pinned_batch_device_set_context (GstPinnedBatchDevice * self,
       &self->context);
 #endif
 }
+
+/* The output's pool: @n buffers of @size bytes of device memory, active;
+ * %NULL after an element error of @element where it cannot be had. */
+GstBufferPool *
+gst_pinned_batch_device_new_pool (GstPinnedBatchDevice * self,
+    GstElement * element, gsize size, guint n)
+{
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GError *error = NULL;
+
+  gst_buffer_pool_config_set_params (config, NULL, size, n, n);
+  gst_buffer_pool_config_set_allocator (config, self->device_allocator, NULL);
+  if (!gst_buffer_pool_set_config (pool, config)
+      || !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_pinned_allocator_take_error (GST_PINNED_ALLOCATOR
+        (self->device_allocator), &error);
+    GST_PINNED_ELEMENT_ERROR (element, error,
+        "Could not allocate CUDA device memory for the batches");
+    g_clear_error (&error);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}

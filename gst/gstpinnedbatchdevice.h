@@ -41,4 +41,9 @@ void     gst_pinned_batch_device_set_context  (GstPinnedBatchDevice * self,
                                                GstContext * context,
                                                gint device_id);
 
+GstBufferPool * gst_pinned_batch_device_new_pool (GstPinnedBatchDevice * self,
+                                                 GstElement * element,
+                                                 gsize size,
+                                                 guint n);
+
 G_END_DECLS

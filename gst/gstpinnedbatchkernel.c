@@ -136,3 +136,82 @@ gst_pinned_batch_kernel_run (GstPinnedBatchKernel * self,
   gst_pinned_memory_add_fence (dev, *fence, GST_MAP_READ);
   return TRUE;
 }
+
+/* The kernel's parameters: a batch of @batch slots of @width x @height,
+ * @type, the colours in @order, (v / 255 - mean) / std as v * scale +
+ * bias. */
+void
+gst_pinned_batch_kernel_params (PinnedBatchParams * p, guint batch,
+    gint width, gint height, GstPinnedBatchType type,
+    GstPinnedBatchOrder order, const gdouble * mean, const gdouble * std,
+    guint pad_value)
+{
+  static const gint orders[2][3] = { {0, 1, 2}, {2, 1, 0} };
+  gint c;
+
+  p->pad_value = pad_value;
+  p->batch = batch;
+  p->width = width;
+  p->height = height;
+  p->type = type == GST_PINNED_BATCH_TYPE_UINT8 ? PINNED_BATCH_UINT8 :
+      type == GST_PINNED_BATCH_TYPE_FLOAT16 ? PINNED_BATCH_FLOAT16 :
+      PINNED_BATCH_FLOAT32;
+  for (c = 0; c < 3; c++) {
+    gint colour = orders[order][c];
+
+    p->order[c] = colour;
+    p->scale[c] = (gfloat) (1.0 / (255.0 * std[colour]));
+    p->bias[c] = (gfloat) (-mean[colour] / std[colour]);
+  }
+}
+
+/* @value, a GstValueArray, holds the three values of @v (R, G, B: a
+ * normalisation's mean or std). */
+void
+gst_pinned_batch_kernel_set_triple (GValue * value, const gdouble * v)
+{
+  GValue item = G_VALUE_INIT;
+  guint i;
+
+  g_value_init (&item, G_TYPE_DOUBLE);
+  for (i = 0; i < 3; i++) {
+    g_value_set_double (&item, v[i]);
+    gst_value_array_append_value (value, &item);
+  }
+  g_value_unset (&item);
+}
+
+/* Reads three numbers (R, G, B) of @value into @v, each above 0 where
+ * @positive; warns naming @object's property @what and keeps @v
+ * otherwise. */
+gboolean
+gst_pinned_batch_kernel_get_triple (GstObject * object, const GValue * value,
+    gdouble * v, gboolean positive, const gchar * what)
+{
+  gdouble tmp[3];
+  guint i;
+
+  if (gst_value_array_get_size (value) != 3) {
+    g_warning ("%s: %s takes 3 values (R, G, B), not %u",
+        GST_OBJECT_NAME (object), what, gst_value_array_get_size (value));
+    return FALSE;
+  }
+  for (i = 0; i < 3; i++) {
+    const GValue *item = gst_value_array_get_value (value, i);
+
+    if (G_VALUE_HOLDS_DOUBLE (item))
+      tmp[i] = g_value_get_double (item);
+    else if (G_VALUE_HOLDS_INT (item))
+      tmp[i] = g_value_get_int (item);
+    else {
+      g_warning ("%s: %s takes numbers", GST_OBJECT_NAME (object), what);
+      return FALSE;
+    }
+    if (positive && !(tmp[i] > 0)) {
+      g_warning ("%s: %s must be above 0", GST_OBJECT_NAME (object), what);
+      return FALSE;
+    }
+  }
+  memcpy (v, tmp, sizeof (tmp));
+  return TRUE;
+}

@@ -14,6 +14,7 @@
 #include <gst/gst.h>
 #include <gst/pinned/pinned.h>
 
+#include "gstpinnedbatchcaps.h"
 #include "kernels/batch.h"
 
 G_BEGIN_DECLS
@@ -47,5 +48,24 @@ gboolean gst_pinned_batch_kernel_run   (GstPinnedBatchKernel * self,
                                         GstBuffer * out,
                                         GstPinnedFence ** fence,
                                         GError ** error);
+
+void     gst_pinned_batch_kernel_params (PinnedBatchParams * p,
+                                         guint batch,
+                                         gint width,
+                                         gint height,
+                                         GstPinnedBatchType type,
+                                         GstPinnedBatchOrder order,
+                                         const gdouble * mean,
+                                         const gdouble * std,
+                                         guint pad_value);
+
+void     gst_pinned_batch_kernel_set_triple (GValue * value,
+                                             const gdouble * v);
+
+gboolean gst_pinned_batch_kernel_get_triple (GstObject * object,
+                                             const GValue * value,
+                                             gdouble * v,
+                                             gboolean positive,
+                                             const gchar * what);
 
 G_END_DECLS

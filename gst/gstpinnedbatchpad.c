@@ -357,3 +357,32 @@ gst_pinned_batch_pad_prepare_frame (GstPinnedBatchFrame * fr,
   }
   return TRUE;
 }
+
+/* The ALLOCATION query of @pad: system memory in gets the pad's
+ * page-locked pool of @size buffers on @device (opened for @element's
+ * @device_id where it is not yet), device memory in takes frames of any
+ * layout. */
+gboolean
+gst_pinned_batch_pad_propose_allocation (GstPinnedBatchPad * pad,
+    GstQuery * query, GstPinnedBatchDevice * device, GstElement * element,
+    gint device_id, guint size)
+{
+  GstCapsFeatures *f;
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  f = gst_caps_get_features (caps, 0);
+  if (f && !gst_caps_features_is_equal (f,
+          GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+    return TRUE;
+  if (!gst_pinned_batch_device_open (device, element, device_id, TRUE))
+    return FALSE;
+
+  return gst_pinned_batch_pad_offer_pool (pad, query, caps, &info,
+      device->context, size);
+}

@@ -16,6 +16,7 @@
 #include <gst/video/video.h>
 #include <gst/pinned/pinned.h>
 
+#include "gstpinnedbatchdevice.h"
 #include "kernels/batch.h"
 
 G_BEGIN_DECLS
@@ -79,5 +80,12 @@ gboolean gst_pinned_batch_pad_prepare_frame (GstPinnedBatchFrame * fr,
                                              GstAllocator * device_allocator,
                                              PinnedBatchSlot * s,
                                              GError ** error);
+
+gboolean gst_pinned_batch_pad_propose_allocation (GstPinnedBatchPad * pad,
+                                                  GstQuery * query,
+                                                  GstPinnedBatchDevice * device,
+                                                  GstElement * element,
+                                                  gint device_id,
+                                                  guint size);
 
 G_END_DECLS
