@@ -1064,6 +1064,26 @@ env_uint (const gchar * name, guint fallback)
   return v && *v ? (guint) g_ascii_strtoull (v, NULL, 10) : fallback;
 }
 
+/* Which threads there are, by name, where their count did not come back. */
+static void
+print_thread_names (void)
+{
+  GPtrArray *tids = pinned_test_threads (NULL);
+  guint i;
+
+  for (i = 0; i < tids->len; i++) {
+    gchar *path = g_build_filename ("/proc/self/task", tids->pdata[i],
+        "comm", NULL);
+    gchar *comm = NULL;
+
+    if (g_file_get_contents (path, &comm, NULL, NULL))
+      g_print ("churn: thread %s %s", (gchar *) tids->pdata[i], comm);
+    g_free (comm);
+    g_free (path);
+  }
+  g_ptr_array_unref (tids);
+}
+
 GST_START_TEST (test_churn)
 {
   gboolean memcheck = pinned_test_ms (1) > 1;
@@ -1133,6 +1153,8 @@ GST_START_TEST (test_churn)
         "device bytes: %" G_GUINT64_FORMAT " after the warm-up, %"
         G_GUINT64_FORMAT " at the end (more than %" G_GUINT64_FORMAT
         " MiB more)", before.device, after.device, GPU_DEVICE_NOISE / MIB);
+  if (after.threads != before.threads)
+    print_thread_names ();
   fail_unless (after.threads == before.threads, "threads: %u after the "
       "warm-up, %u at the end", before.threads, after.threads);
   fail_unless (after.fds == before.fds, "descriptors: %u after the warm-up, "
