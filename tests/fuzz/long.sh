@@ -21,7 +21,7 @@
 # $FUZZ_RESULTS=PREFIX writes PREFIX.txt and PREFIX.log instead (a run in
 # parts: -max_total_time=SECONDS ends each).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 target=${1:?usage: long.sh TARGET [RUNS] [JOBS] [LIBFUZZER OPTIONS]}
 runs=${2:-1000000}
 jobs=${3:-1}
