@@ -76,6 +76,8 @@ except ImportError:
     torch = None
 
 WARMUP = 10
+# Seconds the pushing thread spent in each part of a frame (--parts).
+PARTS = {}
 RING = 4
 
 
@@ -149,8 +151,10 @@ def run_row(info, tail, produce, check, seconds, finish=None):
     while time.perf_counter() - start < seconds:
         buf = produce(n, setup)
         buf.pts = n * Gst.SECOND // 30
+        t0 = time.perf_counter()
         if src.emit("push-buffer", buf) != Gst.FlowReturn.OK:
             break
+        PARTS["push"] = PARTS.get("push", 0.0) + time.perf_counter() - t0
         n += 1
     src.emit("end-of-stream")
     puller.join()
@@ -186,12 +190,23 @@ def pool_write(info, ring):
             if pool is None:
                 raise RuntimeError("pinnedupload offers no page-locked pool")
             return pool
+        t0 = time.perf_counter()
         ok, buf = setup.acquire_buffer(None)
         if ok != Gst.FlowReturn.OK:
             raise RuntimeError("no buffer from the pool: %s" % ok)
+        t1 = time.perf_counter()
         frame = GstPinned.Frame(buf, info=info, write=True)
-        np.copyto(np.asarray(frame), ring[n % RING])
+        view = np.asarray(frame)
+        t2 = time.perf_counter()
+        np.copyto(view, ring[n % RING])
+        t3 = time.perf_counter()
+        del view
         frame.release()
+        t4 = time.perf_counter()
+        for part, dt in (("acquire", t1 - t0), ("view", t2 - t1),
+                         ("copyto", t3 - t2), ("release", t4 - t3)):
+            PARTS[part] = PARTS.get(part, 0.0) + dt
+        PARTS["frames"] = PARTS.get("frames", 0) + 1
         return buf
     return produce
 
@@ -270,6 +285,9 @@ def main():
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sizes", default="RGBA:3840x2160,RGBA:1920x1080")
+    parser.add_argument("--parts", action="store_true",
+                        help="print where pool-write's pushing thread spends "
+                        "a frame")
     args = parser.parse_args()
     Gst.init(None)
     nvcodec = Gst.ElementFactory.find("cudaupload") is not None and \
@@ -308,11 +326,18 @@ def main():
                                                      args.seconds)))
         for _ in range(args.rounds):
             for name, call in plan:
+                PARTS.clear()
                 try:
                     rows.setdefault(name, []).append(call())
                 except RuntimeError as e:
                     print("FAILED: %s %s: %s" % (size, name, e), flush=True)
                     status = 1
+                if args.parts and name == "pool-write" and PARTS.get("frames"):
+                    n = PARTS.pop("frames")
+                    print("%s %s pool-write, us a frame on the pushing "
+                          "thread: %s" % (fmt, dims, ", ".join(
+                              "%s %.0f" % (k, v / n * 1e6)
+                              for k, v in PARTS.items())), flush=True)
         label = "%s %s" % (fmt, dims)
         fps = {}
         for name in ("wrapped-cuda", "wrapped-pinned", "pool-write"):
