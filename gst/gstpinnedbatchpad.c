@@ -191,7 +191,7 @@ gst_pinned_batch_pad_start (GstPinnedBatchPad * pad, GstElement * element,
 
   if (pad->kind == GST_PINNED_BATCH_INPUT_SYSTEM) {
     /* the device frames system memory is copied into */
-    device_caps = gst_pinned_caps_set_memory_feature (gst_caps_copy (caps),
+    device_caps = gst_pinned_caps_set_memory_feature (caps,
         GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE);
     pad->upload_pool = gst_pinned_device_buffer_pool_new (context);
     config = gst_buffer_pool_get_config (pad->upload_pool);

@@ -810,14 +810,16 @@ GST_START_TEST (test_refusals)
   Batcher b;
   GstVideoInfo info;
   GstBuffer *buf;
+  GstCaps *caps;
   GstMessage *msg;
   GstSegment segment;
 
   /* interlaced video: an element error, and the stream goes no further */
   batcher_init (&b, &s, 1, NULL);
-  gst_pad_push_event (b.h[0]->srcpad, gst_event_new_caps
-      (gst_caps_from_string ("video/x-raw,format=NV12,width=64,height=48,"
-              "framerate=30/1,interlace-mode=interleaved")));
+  caps = gst_caps_from_string ("video/x-raw,format=NV12,width=64,height=48,"
+      "framerate=30/1,interlace-mode=interleaved");
+  gst_pad_push_event (b.h[0]->srcpad, gst_event_new_caps (caps));
+  gst_caps_unref (caps);
   gst_segment_init (&segment, GST_FORMAT_TIME);
   gst_pad_push_event (b.h[0]->srcpad, gst_event_new_segment (&segment));
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
