@@ -182,7 +182,11 @@ def wrapped(ring):
     return produce
 
 
-def pool_write(info, ring):
+def pool_write(info, ring, copy=None):
+    """Frames written into the offered pool by @copy(view, frame)
+    (np.copyto by default)."""
+    copy = copy or np.copyto
+
     def produce(n, setup):
         if n is None:
             pool = GstPinned.HostBufferPool.from_peer(
@@ -198,7 +202,7 @@ def pool_write(info, ring):
         frame = GstPinned.Frame(buf, info=info, write=True)
         view = np.asarray(frame)
         t2 = time.perf_counter()
-        np.copyto(view, ring[n % RING])
+        copy(view, ring[n % RING])
         t3 = time.perf_counter()
         del view
         frame.release()

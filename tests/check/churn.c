@@ -1084,6 +1084,11 @@ print_thread_names (void)
   g_ptr_array_unref (tids);
 }
 
+static void CUDART_CB
+host_func_nop (void *data)
+{
+}
+
 GST_START_TEST (test_churn)
 {
   gboolean memcheck = pinned_test_ms (1) > 1;
@@ -1110,8 +1115,22 @@ GST_START_TEST (test_churn)
    * stand-in's worker of the legacy stream, which a lifetime may be the
    * first to use on the second device) is made before the warm-up. */
   for (d = 0; d < n_devices; d++) {
+    GPtrArray *t0, *t1;
+
     fail_unless_equals_int (cudaSetDevice (d), cudaSuccess);
     fail_unless_equals_int (cudaStreamSynchronize (0), cudaSuccess);
+    /* The driver runs host functions (a detached staging job's) on a
+     * thread it starts at a context's first one and keeps; started from
+     * a streaming thread, it would carry that thread's name. */
+    t0 = pinned_test_threads (NULL);
+    fail_unless_equals_int (cudaLaunchHostFunc (0, host_func_nop, NULL),
+        cudaSuccess);
+    fail_unless_equals_int (cudaStreamSynchronize (0), cudaSuccess);
+    t1 = pinned_test_threads (NULL);
+    g_print ("churn: device %d: %u threads before its first host function, "
+        "%u after\n", d, t0->len, t1->len);
+    g_ptr_array_unref (t0);
+    g_ptr_array_unref (t1);
   }
   fail_unless_equals_int (cudaSetDevice (0), cudaSuccess);
   plan = g_rand_new_with_seed (master_seed);

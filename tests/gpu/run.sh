@@ -103,6 +103,9 @@
 #                app at 4K and 1080p RGBA: new_wrapped bytes (cudaupload,
 #                pinnedupload), np.copyto into the offered pool's view, the
 #                copy alone, pinned torch tensors against torch's H2D rate
+#   pool-write-parts  tests/bench/pool-write-parts.py: where pool-write's
+#                frame goes (np.copyto alone, beside the upload alone and
+#                the round trip, split over threads); $POOL_WRITE_ARGS
 #   tensor-sanitizer  tests/gpu/tensor.py (its frames: $TENSOR_FRAMES, 4)
 #                under compute-sanitizer memcheck, then racecheck
 #   (default: device suite sanitizer inspect)
@@ -810,6 +813,18 @@ PY
       python3 tests/bench/python-sources.py build > "$OUT/python-sources.log" 2>&1
       summary+=("python-sources: rc $? $(grep -c "target met" "$OUT/python-sources.log") targets met, $(grep -c "target MISSED" "$OUT/python-sources.log") missed")
       cat "$OUT/python-sources.log"
+      ;;
+    pool-write-parts)
+      # Where a Python source's frame goes when it writes into the offered
+      # pool (tests/bench/pool-write-parts.py): np.copyto alone, beside the
+      # upload alone and the round trip, split over threads; with the
+      # machine's CPUs and memory nodes, which a copy's rate depends on.
+      { lscpu | grep -E "^(Model name|Socket|Core|Thread|NUMA|L3)"
+        command -v numactl > /dev/null && numactl --hardware | head -4
+        python3 tests/bench/pool-write-parts.py build ${POOL_WRITE_ARGS:-}
+      } > "$OUT/pool-write-parts.log" 2>&1
+      summary+=("pool-write-parts: rc $? ($(grep -c "frames/s" "$OUT/pool-write-parts.log") rows)")
+      cat "$OUT/pool-write-parts.log"
       ;;
     tensor-sanitizer)
       for tool in memcheck racecheck; do
