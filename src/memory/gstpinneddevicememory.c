@@ -28,6 +28,7 @@
 #include "gstpinned-private.h"
 #include "memory/gstpinnedmemory-private.h"
 #include "memory/gstpinnedhostlock-private.h"
+#include "memory/gstpinnedhostwait-private.h"
 #include "gst/pinned/gstpinneddevicememory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_device_memory_debug);
@@ -201,7 +202,7 @@ gst_pinned_device_memory_map (GstMemory * memory, GstMapInfo * info,
   g_mutex_lock (&staging->lock);
   if (staging->maps == 0) {
     /* A CPU write lands at unmap: GPU readers must be done by then too. */
-    if (!gst_pinned_memory_wait (mem, info->flags & GST_MAP_READWRITE, &error)
+    if (!gst_pinned_host_wait_for_map (mem, info->flags, &error)
         || !gst_pinned_context_push (mem->context, &error)) {
       g_mutex_unlock (&staging->lock);
       goto failed;
@@ -270,7 +271,7 @@ gst_pinned_device_memory_copy (GstMemory * memory, gssize offset, gssize size)
 
   /* Rare path: copy on the legacy stream and wait, so that the copy is
    * complete for any later user. */
-  if (!gst_pinned_memory_wait (mem, GST_MAP_READ, NULL) ||
+  if (!gst_pinned_host_wait_for_clone (mem, NULL) ||
       !gst_pinned_context_push (mem->context, NULL)) {
     gst_memory_unref (GST_MEMORY_CAST (copy));
     return NULL;

@@ -17,6 +17,7 @@
 #endif
 
 #include "memory/gstpinnedbufferpool-private.h"
+#include "memory/gstpinnedhostwait-private.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
 
 #define GST_CAT_DEFAULT gst_pinned_buffer_pool_debug
@@ -142,7 +143,7 @@ gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
       GstMemory *mem = gst_buffer_peek_memory (*buffer, i);
 
       if (gst_is_pinned_memory (mem))
-        gst_pinned_memory_pace_writer ((GstPinnedMemory *) mem);
+        gst_pinned_host_wait_for_pace ((GstPinnedMemory *) mem);
     }
     return GST_FLOW_OK;
   }
@@ -156,7 +157,7 @@ gst_pinned_host_buffer_pool_acquire_buffer (GstBufferPool * pool,
     GstMemory *mem = gst_buffer_peek_memory (*buffer, i);
 
     if (gst_is_pinned_memory (mem))
-      gst_pinned_memory_wait_for_reuse ((GstPinnedMemory *) mem);
+      gst_pinned_host_wait_for_reuse ((GstPinnedMemory *) mem);
   }
 
   return GST_FLOW_OK;

@@ -55,6 +55,7 @@
 #include "gstpinned-private.h"
 #include "memory/gstpinnedmemory-private.h"
 #include "memory/gstpinnedhostlock-private.h"
+#include "memory/gstpinnedhostwait-private.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_host_memory_debug);
@@ -303,8 +304,7 @@ gst_pinned_host_memory_map (GstMemory * memory, GstMapInfo * info,
   GstPinnedMemory *mem = (GstPinnedMemory *) memory;
   GError *error = NULL;
 
-  if (!(info->flags & GST_MAP_PINNED_GPU) &&
-      !gst_pinned_memory_wait (mem, info->flags & GST_MAP_READWRITE, &error)) {
+  if (!gst_pinned_host_wait_for_map (mem, info->flags, &error)) {
     GST_ERROR ("cannot map %p: %s", mem, error->message);
     g_clear_error (&error);
     return NULL;

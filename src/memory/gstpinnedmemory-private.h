@@ -22,19 +22,6 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL extern const gchar gst_pinned_host_memory_type[];
 G_GNUC_INTERNAL extern const gchar gst_pinned_device_memory_type[];
 
-/* A pool's gate: gst_pinned_memory_wait() for %GST_MAP_WRITE by one about
- * to reuse @mem, which under backpressure waits past @mem's own fences, so
- * that the next buffers of the pool are free without a wait (see
- * gst_pinned_fence_wait_gate()). Failed work does not matter to it. */
-G_GNUC_INTERNAL
-void                 gst_pinned_memory_wait_for_reuse (GstPinnedMemory * mem);
-
-/* For a GPU writer about to reuse @mem on the stream that last wrote it:
- * no wait for that write, but that stream kept from running far ahead of
- * the host (gst_pinned_fence_wait_pace()). */
-G_GNUC_INTERNAL
-void                 gst_pinned_memory_pace_writer (GstPinnedMemory * mem);
-
 /* Wrapped storage (@mem of gst_pinned_allocator_wrap() with a notify):
  * when @mem is freed while GPU work on it still runs, its notify is called
  * on a release thread once that work is done, not after a wait on the

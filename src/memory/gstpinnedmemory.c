@@ -48,6 +48,7 @@
 
 #include "sync/gstpinnedfence-private.h"
 #include "memory/gstpinnedmemory-private.h"
+#include "memory/gstpinnedhostwait-private.h"
 #include "memory/gstpinnedmemoryfences-private.h"
 /* For the names of the two kinds only (gst_is_pinned_memory()). */
 #include "gst/pinned/gstpinneddevicememory.h"
@@ -186,26 +187,7 @@ gst_pinned_memory_wait (GstPinnedMemory * mem, GstMapFlags access,
 {
   g_return_val_if_fail (gst_is_pinned_memory (GST_MEMORY_CAST (mem)), FALSE);
 
-  return gst_pinned_memory_fences_wait (fence_owner (mem)->priv, mem, access,
-      FALSE, error);
-}
-
-void
-gst_pinned_memory_wait_for_reuse (GstPinnedMemory * mem)
-{
-  gst_pinned_memory_fences_wait (fence_owner (mem)->priv, mem, GST_MAP_WRITE,
-      TRUE, NULL);
-}
-
-void
-gst_pinned_memory_pace_writer (GstPinnedMemory * mem)
-{
-  GstPinnedFence *writer = gst_pinned_memory_get_write_fence (mem);
-
-  if (writer) {
-    gst_pinned_fence_wait_pace (writer, NULL);
-    gst_pinned_fence_unref (writer);
-  }
+  return gst_pinned_host_wait_for_caller (mem, access, error);
 }
 
 /**
@@ -562,7 +544,7 @@ release_when_idle (gpointer data, gpointer unused)
   /* The free that handed it over took a reference for this thread. */
   GstAllocator *allocator = GST_MEMORY_CAST (impl)->allocator;
 
-  gst_pinned_memory_wait (&impl->mem, GST_MAP_READWRITE, NULL);
+  gst_pinned_host_wait_for_free (&impl->mem);
   GST_LOG ("releasing wrapped storage %p", impl->mem.data);
   impl->notify (impl->user_data);
   memory_finish (impl);
@@ -599,7 +581,7 @@ gst_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
   }
 
   /* The copy engine may still read or write it. */
-  gst_pinned_memory_wait (mem, GST_MAP_READWRITE, NULL);
+  gst_pinned_host_wait_for_free (mem);
 
   if (impl->block) {
     gst_memory_unref (impl->block);

@@ -26,6 +26,10 @@ struct _GstPinnedMemoryPrivate
   GPtrArray *readers;
 };
 
+/* The fences of @mem: its own, or for a share its parent's. */
+G_GNUC_INTERNAL
+GstPinnedMemoryPrivate *gst_pinned_memory_fences_of (GstPinnedMemory * mem);
+
 /* The memory's own (not a share's), as its allocator makes it. */
 G_GNUC_INTERNAL
 void     gst_pinned_memory_fences_init        (GstPinnedMemoryPrivate * priv);

@@ -23,6 +23,14 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_pinned_memory_debug);
 #define GST_CAT_DEFAULT gst_pinned_memory_debug
 
+/* Shares hand their fences to the memory they were shared from (as
+ * fence_owner() in gstpinnedmemory.c). */
+GstPinnedMemoryPrivate *
+gst_pinned_memory_fences_of (GstPinnedMemory * mem)
+{
+  return (mem->mem.parent ? (GstPinnedMemory *) mem->mem.parent : mem)->priv;
+}
+
 void
 gst_pinned_memory_fences_init (GstPinnedMemoryPrivate * priv)
 {

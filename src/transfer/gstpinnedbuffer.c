@@ -43,6 +43,7 @@
 #endif
 
 #include "gstpinned-private.h"
+#include "memory/gstpinnedhostwait-private.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 
 /**
@@ -162,7 +163,8 @@ gst_pinned_buffer_wait (GstBuffer * buffer, GstMapFlags access, GError ** error)
     GstMemory *mem = gst_buffer_peek_memory (buffer, i);
 
     if (gst_is_pinned_memory (mem) &&
-        !gst_pinned_memory_wait ((GstPinnedMemory *) mem, access, error))
+        !gst_pinned_host_wait_for_caller ((GstPinnedMemory *) mem, access,
+            error))
       return FALSE;
   }
 

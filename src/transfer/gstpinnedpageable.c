@@ -48,6 +48,7 @@
 #endif
 
 #include "transfer/gstpinnedpageable-private.h"
+#include "memory/gstpinnedhostwait-private.h"
 #include "gst/pinned/gstpinnedfence.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_pageable_debug);
@@ -441,7 +442,7 @@ gst_pinned_pageable_flush (GstPinnedPageable * self, GError ** error)
   while ((h = g_queue_pop_head (&held))) {
     /* Even after a failed wait: CUDA errors stick to the context, and the
      * buffer must go back to its owner at some point. */
-    if (!gst_pinned_fence_wait (h->fence, ok ? error : NULL))
+    if (!gst_pinned_host_wait_for_hold (h->fence, ok ? error : NULL))
       ok = FALSE;
     held_release (h);
   }
@@ -559,7 +560,7 @@ gst_pinned_pageable_hold (GstPinnedPageable * self, GstBuffer * buffer,
 
   /* Backpressure: the owner needs these back before the next frame. */
   while ((h = g_queue_pop_head (&excess))) {
-    if (!gst_pinned_fence_wait (h->fence, ok ? error : NULL))
+    if (!gst_pinned_host_wait_for_hold (h->fence, ok ? error : NULL))
       ok = FALSE;
     held_release (h);
   }

@@ -50,6 +50,7 @@
 
 #include "transfer/gstpinnedstager-private.h"
 #include "transfer/gstpinnedstagingjob-private.h"
+#include "memory/gstpinnedhostwait-private.h"
 #include "sync/gstpinnedfence-private.h"
 #include "core/gstpinnedenv-private.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
@@ -367,8 +368,8 @@ gst_pinned_stager_begin (GstPinnedStager * stager, gsize bytes, GError ** error)
     block = g_queue_pop_head (&stager->free);
     g_assert (block != NULL && block->size >= bytes);
     GST_LOG ("every staging buffer in flight, waiting for the oldest");
-    if (!gst_pinned_memory_wait ((GstPinnedMemory *) block->mem,
-            GST_MAP_WRITE, error)) {
+    if (!gst_pinned_host_wait_for_staging ((GstPinnedMemory *) block->mem,
+            error)) {
       g_queue_push_head (&stager->free, block);
       return FALSE;
     }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "transfer/gstpinnedstagingjob-private.h"
+#include "memory/gstpinnedhostwait-private.h"
 
 GstPinnedStagingJob *
 gst_pinned_staging_job_new (GstPinnedStagingJobType type, guint8 * dst,
@@ -91,7 +92,7 @@ gst_pinned_staging_job_copy_chunk (GstPinnedStagingJob * job, guint k)
   gboolean ok = TRUE;
 
   if (job->type == GST_PINNED_STAGING_JOB_COPY_AFTER_FENCE)
-    ok = gst_pinned_fence_wait (job->fences[k], NULL);
+    ok = gst_pinned_host_wait_for_copy_out (job->fences[k], NULL);
   if (!ok)
     return FALSE;
 

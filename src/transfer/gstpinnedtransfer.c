@@ -37,6 +37,7 @@
 #endif
 
 #include "transfer/gstpinnedtransferstate-private.h"
+#include "memory/gstpinnedhostwait-private.h"
 #include "gst/pinned/gstpinnedbuffer.h"
 
 GST_PINNED_DEBUG_CATEGORY_SHARED (gst_pinned_transfer_debug, "pinnedtransfer",
@@ -158,7 +159,7 @@ copy_2d_staged_out (GstPinnedTransferState * t, guint8 * d, gsize dpitch,
   fence = gst_pinned_fence_record_current (t->stream, error);
   if (fence == NULL)
     return FALSE;
-  ok = gst_pinned_fence_wait (fence, error);
+  ok = gst_pinned_host_wait_for_copy_out (fence, error);
   gst_pinned_fence_unref (fence);
   if (ok)
     gst_pinned_stager_copy_out (t->stager, d, dpitch, staging, dpitch, width,
@@ -284,11 +285,8 @@ gst_pinned_transfer_begin (GstPinnedTransferState * t, GstPinnedStream * stream,
   /* The copy engine this stream uses, and its turn at it where other
    * streams use it too. */
   if (t->in.n_mem && t->out.n_mem &&
-      t->in.kind[0]->device != t->out.kind[0]->device &&
-      !gst_pinned_fence_wait_turn (stream,
-          gst_pinned_stream_note_lane (stream, t->out.kind[0]->device ?
-              GST_PINNED_LANE_TO_DEVICE : GST_PINNED_LANE_TO_HOST),
-          GST_VIDEO_INFO_SIZE (t->info), error)) {
+      !gst_pinned_host_wait_for_turn (stream, t->in.kind[0]->device,
+          t->out.kind[0]->device, GST_VIDEO_INFO_SIZE (t->info), error)) {
     gst_pinned_memory_kind_unmap_side (&t->out);
     gst_pinned_memory_kind_unmap_side (&t->in);
     gst_pinned_context_pop (context);
@@ -353,8 +351,8 @@ transfer_frame (GstPinnedStream * stream, const GstVideoInfo * info,
      * that no one frees or rewrites them under a copy still running, and
      * memory without our fences is waited for here. */
     fence = gst_pinned_fence_record_current (stream, NULL);
-    if (fence && (t.in.foreign || t.out.foreign))
-      gst_pinned_fence_wait (fence, NULL);
+    gst_pinned_host_wait_for_unfenced (fence, t.in.foreign, t.out.foreign,
+        NULL);
   }
 
   if (t.stager)
@@ -365,11 +363,14 @@ transfer_frame (GstPinnedStream * stream, const GstVideoInfo * info,
     gst_pinned_buffer_add_fence (dst, fence, GST_MAP_WRITE);
   }
   if (ok) {
-    if (t.out.unfenced || (t.in.unfenced && pageable == NULL)) {
-      GST_LOG ("waiting for a copy with unfenced page-locked memory");
-      ok = gst_pinned_fence_wait (fence, error);
-    } else if (t.in.unfenced) {
+    /* Pageable input is held (its owner gets it back later); memory
+     * without our fences otherwise is waited for. */
+    if (t.in.unfenced && pageable && !t.out.unfenced) {
       ok = gst_pinned_pageable_hold (pageable, src, fence, error);
+    } else if (t.in.unfenced || t.out.unfenced) {
+      GST_LOG ("waiting for a copy with unfenced page-locked memory");
+      ok = gst_pinned_host_wait_for_unfenced (fence, t.in.unfenced,
+          t.out.unfenced, error);
     }
     if (t.in.foreign)
       gst_pinned_memory_kind_count_side (&t, &t.in);

@@ -37,6 +37,7 @@
 #endif
 
 #include "gstpinned-private.h"
+#include "memory/gstpinnedhostwait-private.h"
 #include "gst/pinned/gstpinnedwindow.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_window_debug);
@@ -81,6 +82,23 @@ entry_free (Entry * entry)
   g_free (entry);
 }
 
+/* The frame's GPU work, each of its memories' (as gst_pinned_buffer_wait()
+ * for READWRITE), before it is pushed. */
+static gboolean
+wait_for_push (GstBuffer * buffer, GError ** error)
+{
+  guint i, n = gst_buffer_n_memory (buffer);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+
+    if (gst_is_pinned_memory (mem) &&
+        !gst_pinned_host_wait_for_push ((GstPinnedMemory *) mem, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 static void
 gst_pinned_window_loop (GstPinnedWindow * self)
 {
@@ -105,7 +123,7 @@ gst_pinned_window_loop (GstPinnedWindow * self)
   g_mutex_unlock (&self->lock);
 
   /* The host waits here, not the streaming thread. */
-  if (gst_pinned_buffer_wait (entry->fenced, GST_MAP_READWRITE, &error)) {
+  if (wait_for_push (entry->fenced, &error)) {
     gst_clear_buffer (&entry->fenced);
     /* A flush came while the frame's copy ran: the frame is from before
      * it, dropped as the queued ones were. set_flushing (FALSE) waits for
