@@ -507,8 +507,7 @@ run_kernel (GstPinnedBatch * self, PinnedBatchSlot * slots, guint taken,
 
   gst_pinned_batch_kernel_params (&p, self->n, self->out_width,
       self->out_height, self->out_type, order, mean, std, pad_value);
-  timed = gst_pinned_batch_stats_time_begin (&self->stats, &self->device,
-      &end);
+  timed = gst_pinned_batch_stats_time_begin (&self->stats, &self->device, &end);
   ok = gst_pinned_batch_kernel_run (&self->kernel,
       self->device.host_allocator, self->device.device_allocator,
       self->device.stream, &p, slots, out, fence, error);
