@@ -33,7 +33,9 @@
  * contiguous): [the guide](guide.md#many-streams-into-one-batch).
  *
  * Nothing waits on the host: the kernel waits on the GPU for each input's
- * writer, and its fence is the inputs' reader ([design](design.md)).
+ * writer, and its fence is the inputs' reader ([design](design.md));
+ * `stats` counts the batches, their frames and empty slots, the kernel's
+ * GPU time and any host wait of the element's streaming threads.
  *
  * ## Example launch lines
  * |[
@@ -65,9 +67,7 @@
 
 #include "gstpinnedbatch.h"
 #include "gstpinnedbatchcaps.h"
-#include "gstpinnedbatchdevice.h"
 #include "gstpinnedbatchframes.h"
-#include "gstpinnedbatchkernel.h"
 #include "gstpinnedbatchpad.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_pinned_batch_debug);
@@ -99,47 +99,11 @@ enum
   PROP_TIMEOUT,
   PROP_DEVICE_ID,
   PROP_POOL_SIZE,
+  PROP_STATS,
   N_PROPERTIES
 };
 
 static GParamSpec *properties[N_PROPERTIES];
-
-struct _GstPinnedBatch
-{
-  GstAggregator parent;
-
-  /* properties, under the object lock */
-  guint batch_size;
-  gint width;
-  gint height;
-  gboolean letterbox;
-  guint pad_value;
-  GstPinnedBatchType type;
-  GstPinnedBatchOrder order;
-  gdouble mean[3];
-  gdouble std[3];
-  gint device_id;
-  guint pool_size;
-
-  /* the device, from NULL to READY on */
-  GstPinnedBatchDevice device;
-
-  /* negotiated, the aggregator's thread */
-  guint n;
-  gint out_width;
-  gint out_height;
-  GstPinnedBatchType out_type;
-  GstBufferPool *pool;
-  gsize out_size;
-  guint next_pad;
-  guint64 batches;
-
-  /* the slot tables */
-  GstPinnedBatchKernel kernel;
-
-  /* CUDA memory in: views held until the kernels that read them are done */
-  GstPinnedWindow *held;
-};
 
 #define gst_pinned_batch_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstPinnedBatch, gst_pinned_batch,
@@ -263,6 +227,11 @@ gst_pinned_batch_get_property (GObject * object, guint prop_id,
   GstPinnedBatch *self = GST_PINNED_BATCH (object);
   guint64 latency;
 
+  if (prop_id == PROP_STATS) {
+    g_value_take_boxed (value, gst_pinned_stats_to_batch_structure
+        (&self->stats, self->device.context));
+    return;
+  }
   if (prop_id == PROP_TIMEOUT) {
     g_object_get (self, "latency", &latency, NULL);
     g_value_set_uint64 (value, latency);
@@ -419,16 +388,20 @@ gst_pinned_batch_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     GstEvent * event)
 {
   GstPinnedBatch *self = GST_PINNED_BATCH (agg);
+  GstPinnedThreadWaits waits;
   GstCaps *caps;
+  gboolean ok = TRUE;
 
+  gst_pinned_stats_get_thread_waits (&waits);
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     gst_event_parse_caps (event, &caps);
-    if (!pad_set_caps (self, GST_PINNED_BATCH_PAD (aggpad), caps)) {
-      gst_event_unref (event);
-      return FALSE;
-    }
+    ok = pad_set_caps (self, GST_PINNED_BATCH_PAD (aggpad), caps);
   }
-
+  gst_pinned_stats_add_waits (&self->stats, &waits);
+  if (!ok) {
+    gst_event_unref (event);
+    return FALSE;
+  }
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, aggpad, event);
 }
 
@@ -468,14 +441,19 @@ gst_pinned_batch_propose_allocation (GstAggregator * agg,
     GstAggregatorPad * aggpad, GstQuery * decide_query, GstQuery * query)
 {
   GstPinnedBatch *self = GST_PINNED_BATCH (agg);
+  GstPinnedThreadWaits waits;
+  gboolean ok;
   guint size;
 
   GST_OBJECT_LOCK (self);
   size = self->pool_size;
   GST_OBJECT_UNLOCK (self);
-  return gst_pinned_batch_pad_propose_allocation (GST_PINNED_BATCH_PAD
+  gst_pinned_stats_get_thread_waits (&waits);
+  ok = gst_pinned_batch_pad_propose_allocation (GST_PINNED_BATCH_PAD
       (aggpad), query, &self->device, GST_ELEMENT (self),
       get_device_id (self), size);
+  gst_pinned_stats_add_waits (&self->stats, &waits);
+  return ok;
 }
 
 /* ---- pads come and go -------------------------------------------------- */
@@ -510,13 +488,15 @@ gst_pinned_batch_get_next_time (GstAggregator * agg)
 
 /* The batch's kernel: its parameters from the properties. */
 static gboolean
-run_kernel (GstPinnedBatch * self, PinnedBatchSlot * slots, GstBuffer * out,
-    GstPinnedFence ** fence, GError ** error)
+run_kernel (GstPinnedBatch * self, PinnedBatchSlot * slots, guint taken,
+    GstBuffer * out, GstPinnedFence ** fence, GError ** error)
 {
   PinnedBatchParams p = { 0, };
   gdouble mean[3], std[3];
   GstPinnedBatchOrder order;
   guint pad_value;
+  cudaEvent_t end = NULL;
+  gboolean timed, ok;
 
   GST_OBJECT_LOCK (self);
   pad_value = self->pad_value;
@@ -527,13 +507,17 @@ run_kernel (GstPinnedBatch * self, PinnedBatchSlot * slots, GstBuffer * out,
 
   gst_pinned_batch_kernel_params (&p, self->n, self->out_width,
       self->out_height, self->out_type, order, mean, std, pad_value);
-  return gst_pinned_batch_kernel_run (&self->kernel,
+  timed = gst_pinned_batch_stats_time_begin (&self->stats, &self->device, &end);
+  ok = gst_pinned_batch_kernel_run (&self->kernel,
       self->device.host_allocator, self->device.device_allocator,
       self->device.stream, &p, slots, out, fence, error);
+  gst_pinned_batch_stats_time_end (&self->stats, &self->device, timed, end,
+      ok, taken);
+  return ok;
 }
 
 static GstFlowReturn
-gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
+make_batch (GstAggregator * agg, gboolean timeout)
 {
   GstPinnedBatch *self = GST_PINNED_BATCH (agg);
   GstFlowReturn ret = GST_FLOW_OK;
@@ -579,7 +563,7 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
           self->out_height, letterbox, &error))
     goto failed;
   if (!gst_pinned_buffer_sync_stream (out, self->device.stream, GST_MAP_WRITE,
-          &error) || !run_kernel (self, slots, out, &fence, &error))
+          &error) || !run_kernel (self, slots, taken, out, &fence, &error))
     goto failed;
   gst_pinned_context_pop (self->device.context);
   pushed_context = FALSE;
@@ -597,6 +581,7 @@ gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
   }
   GST_LOG_OBJECT (self, "batch %" G_GUINT64_FORMAT ": %u of %u slots%s",
       self->batches - 1, taken, self->n, timeout ? " (timeout)" : "");
+  gst_pinned_batch_stats_add_batch (&self->stats, frames, self->n, timeout);
   ret = gst_aggregator_finish_buffer (agg, out);
   out = NULL;
   goto done;
@@ -619,6 +604,22 @@ done:
   return ret;
 }
 
+/* A batch, and the host waits of the aggregator's thread making it */
+static GstFlowReturn
+gst_pinned_batch_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstPinnedBatch *self = GST_PINNED_BATCH (agg);
+  GstPinnedThreadWaits waits;
+  GstFlowReturn ret;
+
+  gst_pinned_stats_get_thread_waits (&waits);
+  ret = make_batch (agg, timeout);
+  gst_pinned_stats_add_waits (&self->stats, &waits);
+  if (ret == GST_FLOW_EOS)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATS]);
+  return ret;
+}
+
 /* ---- states ------------------------------------------------------------ */
 
 static gboolean
@@ -629,7 +630,11 @@ gst_pinned_batch_start (GstAggregator * agg)
   self->next_pad = 0;
   self->batches = 0;
   self->kernel.next_table = 0;
-  return open_device (self);
+  gst_pinned_stats_reset (&self->stats);
+  if (!open_device (self))
+    return FALSE;
+  gst_pinned_stats_timer_open (&self->stats, self->device.context);
+  return TRUE;
 }
 
 static gboolean
@@ -643,6 +648,8 @@ gst_pinned_batch_stop (GstAggregator * agg)
     gst_pinned_batch_pad_clear (l->data);
   GST_OBJECT_UNLOCK (self);
   self->n = 0;
+  gst_pinned_stats_timer_read (&self->stats, self->device.context);
+  gst_pinned_stats_timer_close (&self->stats, self->device.context);
   close_device (self);
   return TRUE;
 }
@@ -668,6 +675,7 @@ static void
 gst_pinned_batch_finalize (GObject * object)
 {
   close_device (GST_PINNED_BATCH (object));
+  gst_pinned_stats_clear (&GST_PINNED_BATCH (object)->stats);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -734,6 +742,7 @@ gst_pinned_batch_class_init (GstPinnedBatchClass * klass)
       "fills; also the page-locked buffers offered upstream of system "
       "memory pads", 2, 64, DEFAULT_POOL_SIZE,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  properties[PROP_STATS] = gst_pinned_batch_stats_param_spec ();
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_pinned_batch_caps_add_templates (element_class,
@@ -782,6 +791,7 @@ gst_pinned_batch_init (GstPinnedBatch * self)
   self->order = DEFAULT_ORDER;
   self->device_id = DEFAULT_DEVICE_ID;
   self->pool_size = DEFAULT_POOL_SIZE;
+  gst_pinned_stats_init (&self->stats);
   for (i = 0; i < 3; i++) {
     self->mean[i] = 0;
     self->std[i] = 1;

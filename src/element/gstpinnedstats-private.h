@@ -51,20 +51,29 @@ typedef struct
   guint64 batch_calls;
   guint64 gpu_samples;
   guint64 gpu_ns;
+  /* a batcher's (pinnedbatch): frames in its batches, batches that went
+   * out on timeout with empty slots, empty slots */
+  guint64 frames;
+  guint64 timeout_batches;
+  guint64 empty_slots;
   GstPinnedGpuTimer timer;
 } GstPinnedStats;
 
 #define GST_PINNED_STAT_ADD(field, n) \
     __atomic_fetch_add (&(field), (n), __ATOMIC_RELAXED)
 
-G_GNUC_INTERNAL
+/* The functions marked GST_PINNED_API are exported for the plugin's
+ * pinnedbatch, a GstAggregator outside the library's base classes; this
+ * header is not installed and they are no public API. */
+
+GST_PINNED_API
 void     gst_pinned_stats_init         (GstPinnedStats * stats);
 
-G_GNUC_INTERNAL
+GST_PINNED_API
 void     gst_pinned_stats_clear        (GstPinnedStats * stats);
 
 /* Zeroes the counters (at start) */
-G_GNUC_INTERNAL
+GST_PINNED_API
 void     gst_pinned_stats_reset        (GstPinnedStats * stats);
 
 /* Counts an enqueued copy: its bytes, and its pageable memories by path */
@@ -72,37 +81,41 @@ G_GNUC_INTERNAL
 void     gst_pinned_stats_add_copy     (GstPinnedStats * stats,
                                         const GstPinnedTransferReport * report);
 
+/* The calling thread's host waits so far, for gst_pinned_stats_add_waits() */
+GST_PINNED_API
+void     gst_pinned_stats_get_thread_waits (GstPinnedThreadWaits * waits);
+
 /* Counts the host waits and turns of the streaming thread since @before */
-G_GNUC_INTERNAL
+GST_PINNED_API
 void     gst_pinned_stats_add_waits    (GstPinnedStats * stats,
                                         const GstPinnedThreadWaits * before);
 
 /* Makes the timing events, once with the stream; without them nothing is
  * timed. */
-G_GNUC_INTERNAL
+GST_PINNED_API
 void     gst_pinned_stats_timer_open   (GstPinnedStats * stats,
                                         GstPinnedContext * context);
 
-G_GNUC_INTERNAL
+GST_PINNED_API
 void     gst_pinned_stats_timer_close  (GstPinnedStats * stats,
                                         GstPinnedContext * context);
 
 /* Adds the pending timing if its work is done, asking first (the
  * statistics, stop) */
-G_GNUC_INTERNAL
+GST_PINNED_API
 void     gst_pinned_stats_timer_read   (GstPinnedStats * stats,
                                         GstPinnedContext * context);
 
 /* Whether to time this frame's work: then record @start before it and
  * @end after, and call gst_pinned_stats_timer_end(). */
-G_GNUC_INTERNAL
+GST_PINNED_API
 gboolean gst_pinned_stats_timer_begin  (GstPinnedStats * stats,
                                         GstPinnedContext * context,
                                         cudaEvent_t * start,
                                         cudaEvent_t * end);
 
 /* @recorded: the events went on the stream, around the work of @frames */
-G_GNUC_INTERNAL
+GST_PINNED_API
 void     gst_pinned_stats_timer_end    (GstPinnedStats * stats,
                                         gboolean recorded,
                                         guint frames);
@@ -112,6 +125,12 @@ G_GNUC_INTERNAL
 GstStructure * gst_pinned_stats_to_structure (GstPinnedStats * stats,
                                               GstPinnedContext * context,
                                               GstPinnedPageable * pageable);
+
+/* `application/x-pinned-stats` of a batcher: its frames, batches, empty
+ * slots, the GPU time and host waits, in the fields of the others */
+GST_PINNED_API
+GstStructure * gst_pinned_stats_to_batch_structure (GstPinnedStats * stats,
+                                                    GstPinnedContext * context);
 
 /* The `stats` property of GstPinnedBaseTransform, with its documentation */
 G_GNUC_INTERNAL

@@ -208,6 +208,9 @@ gst_pinned_stats_reset (GstPinnedStats * stats)
   STAT_SET_ZERO (stats->batch_calls);
   STAT_SET_ZERO (stats->gpu_samples);
   STAT_SET_ZERO (stats->gpu_ns);
+  STAT_SET_ZERO (stats->frames);
+  STAT_SET_ZERO (stats->timeout_batches);
+  STAT_SET_ZERO (stats->empty_slots);
   g_mutex_lock (&stats->timer.lock);
   stats->timer.failed = FALSE;
   g_mutex_unlock (&stats->timer.lock);
@@ -233,6 +236,12 @@ gst_pinned_stats_add_copy (GstPinnedStats * stats,
 }
 
 void
+gst_pinned_stats_get_thread_waits (GstPinnedThreadWaits * waits)
+{
+  gst_pinned_fence_wait_get_thread_waits (waits);
+}
+
+void
 gst_pinned_stats_add_waits (GstPinnedStats * stats,
     const GstPinnedThreadWaits * before)
 {
@@ -249,18 +258,18 @@ gst_pinned_stats_add_waits (GstPinnedStats * stats,
     GST_PINNED_STAT_ADD (stats->turns, now.turns - before->turns);
 }
 
-GstStructure *
-gst_pinned_stats_to_structure (GstPinnedStats * stats,
-    GstPinnedContext * context, GstPinnedPageable * pageable)
+/* The fields every element has: buffers, copies, GPU time, host waits,
+ * turns */
+static GstStructure *
+common_structure (GstPinnedStats * stats, GstPinnedContext * context)
 {
-  GstStructure *s;
   guint64 samples, gpu_ns;
 
   gst_pinned_stats_timer_read (stats, context);
 
   samples = STAT_GET (stats->gpu_samples);
   gpu_ns = STAT_GET (stats->gpu_ns);
-  s = gst_structure_new ("application/x-pinned-stats",
+  return gst_structure_new ("application/x-pinned-stats",
       "buffers", G_TYPE_UINT64, STAT_GET (stats->buffers),
       "copies", G_TYPE_UINT64, STAT_GET (stats->copies),
       "bytes", G_TYPE_UINT64, STAT_GET (stats->bytes),
@@ -271,7 +280,29 @@ gst_pinned_stats_to_structure (GstPinnedStats * stats,
       "host-wait-questions", G_TYPE_UINT64,
       STAT_GET (stats->host_wait_questions),
       "host-wait-time", G_TYPE_UINT64, STAT_GET (stats->host_wait_ns),
-      "turns", G_TYPE_UINT64, STAT_GET (stats->turns),
+      "turns", G_TYPE_UINT64, STAT_GET (stats->turns), NULL);
+}
+
+GstStructure *
+gst_pinned_stats_to_batch_structure (GstPinnedStats * stats,
+    GstPinnedContext * context)
+{
+  GstStructure *s = common_structure (stats, context);
+
+  gst_structure_set (s,
+      "frames", G_TYPE_UINT64, STAT_GET (stats->frames),
+      "timeout-batches", G_TYPE_UINT64, STAT_GET (stats->timeout_batches),
+      "empty-slots", G_TYPE_UINT64, STAT_GET (stats->empty_slots), NULL);
+  return s;
+}
+
+GstStructure *
+gst_pinned_stats_to_structure (GstPinnedStats * stats,
+    GstPinnedContext * context, GstPinnedPageable * pageable)
+{
+  GstStructure *s = common_structure (stats, context);
+
+  gst_structure_set (s,
       "batch-calls", G_TYPE_UINT64, STAT_GET (stats->batch_calls),
       "pageable-buffers", G_TYPE_UINT64, STAT_GET (stats->pageable_buffers),
       "locked", G_TYPE_UINT64,

@@ -21,7 +21,9 @@ Rows:
             resize (bilinear) to S x S, normalise, float16
 Each prints frames/s (all streams, from the clip's start to its end) and
 the process's CPU time per frame, and by thread kind (the thread names of
-/proc/self/task, digits dropped). The clip: tests/bench/make-batch-clip.sh
+/proc/self/task, digits dropped). The batch row also prints pinnedbatch's
+`stats` (host waits and their time, the kernel's GPU time a frame, empty
+slots) and judges its target: no host wait on the streaming threads. The clip: tests/bench/make-batch-clip.sh
 (1080p, 3000 frames). Exit status 0, 77 without PyGObject, PyTorch or a
 GPU.
 """
@@ -67,9 +69,28 @@ def source(clip, i, tail):
             % (clip, tail % {"i": i}))
 
 
+def stat(structure, field):
+    ok, value = structure.get_uint64(field)
+    return value if ok else 0
+
+
+def print_batch_stats(stats):
+    """pinnedbatch's stats, and the target they judge."""
+    waits = stat(stats, "host-waits")
+    print("          stats: %d batches, %d frames, %d empty slots, "
+          "host-waits %d, host-wait-time %.1f us, gpu %.1f us/frame"
+          % (stat(stats, "buffers"), stat(stats, "frames"),
+             stat(stats, "empty-slots"), waits,
+             stat(stats, "host-wait-time") / 1e3,
+             stat(stats, "gpu-time-per-frame") / 1e3))
+    print("          target no host wait on the streaming threads: %s"
+          % ("met" if waits == 0 else "MISSED (%d waits)" % waits))
+
+
 def run(name, launch, pull):
     """Runs @launch; pull(pipeline) returns the frames once the streams
-    have ended."""
+    have ended; pull.stats(pipeline), where there is one, prints its
+    element's stats."""
     pipeline = Gst.parse_launch(launch)
     if hasattr(pull, "prepare"):
         pull.prepare(pipeline)
@@ -83,6 +104,7 @@ def run(name, launch, pull):
     cpu = time.process_time() - cpu0
     after = threads_cpu()
     msg = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    stats = pull.stats(pipeline) if hasattr(pull, "stats") else None
     pipeline.set_state(Gst.State.NULL)
     if msg:
         err, dbg = msg.parse_error()
@@ -96,6 +118,8 @@ def run(name, launch, pull):
     print("          by thread (us/frame): " + ", ".join(
         "%s %.1f" % (k, s / max(frames, 1) * 1e6) for s, k in kinds[:8]
         if s > 0))
+    if stats:
+        print_batch_stats(stats)
 
 
 def main():
@@ -148,6 +172,8 @@ def main():
                 x = torch.from_dlpack(frame)
                 frames += sum(1 for s in frame.slots if not s.empty)
                 del x
+        pull_batches.stats = lambda pipeline: \
+            pipeline.get_by_name("b").get_property("stats")
         run("batch", launch, pull_batches)
 
     if "python" in rows:

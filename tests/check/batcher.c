@@ -872,7 +872,8 @@ GST_START_TEST (test_partial_batch_on_timeout)
       "appsrc name=quiet is-live=true format=time "
       "caps=video/x-raw,format=NV12,width=32,height=24,framerate=30/1 ! "
       "queue ! b.sink_1", NULL);
-  GstElement *sink;
+  GstElement *sink, *b;
+  guint64 batches;
   guint k;
 
   fail_unless (pipeline != NULL);
@@ -899,6 +900,14 @@ GST_START_TEST (test_partial_batch_on_timeout)
     gst_sample_unref (sample);
   }
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  /* every batch went on timeout, its second slot empty */
+  b = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  batches = pinned_test_stat (b, "buffers");
+  fail_unless (batches >= 4, "%" G_GUINT64_FORMAT " batches", batches);
+  fail_unless_equals_uint64 (pinned_test_stat (b, "timeout-batches"), batches);
+  fail_unless_equals_uint64 (pinned_test_stat (b, "empty-slots"), batches);
+  fail_unless_equals_uint64 (pinned_test_stat (b, "frames"), batches);
+  gst_object_unref (b);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
 }
@@ -930,6 +939,87 @@ GST_START_TEST (test_pageable_input)
 
 GST_END_TEST;
 
+/* `stats`: what was pushed and pulled, and no host wait on the streaming
+ * threads: the aggregator's, which makes the batches (the inputs' writers
+ * held back on the GPU, then system memory copied in), and the sink pads'
+ * (here the test's thread). */
+GST_START_TEST (test_stats_no_host_wait)
+{
+  Settings s = plain_u8;
+  PinnedTestDevice d;
+  Batcher b;
+  GstVideoInfo info;
+  GstBuffer *sys, *dev[4], *out;
+  GstMapInfo map;
+  GError *error = NULL;
+  guint i, k;
+
+  /* device memory in, each round's writers behind a hold */
+  pinned_test_device_init (&d);
+  batcher_init (&b, &s, 2, d.ctx);
+  for (i = 0; i < 2; i++)
+    gst_harness_set_src_caps (b.h[i], video_caps ("I420", 64, 48,
+            GST_CAPS_FEATURE_MEMORY_PINNED_DEVICE));
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 48);
+  for (k = 0; k < 2; k++) {
+    pinned_test_delay_stream (d.stream, pinned_test_ms (200));
+    for (i = 0; i < 2; i++) {
+      sys = new_frame (NULL, &info, 40 + i, k * GST_SECOND / 30);
+      /* kept: the last unref of memory not from a pool waits for its
+       * readers */
+      dev[2 * k + i] = gst_buffer_new_allocate (d.device, info.size, NULL);
+      fail_unless (gst_pinned_transfer_video_frame (d.stream, &info, sys,
+              dev[2 * k + i], &error), "%s", error ? error->message : "");
+      GST_BUFFER_PTS (dev[2 * k + i]) = GST_BUFFER_PTS (sys);
+      fail_unless_equals_int (gst_harness_push (b.h[i],
+              gst_buffer_ref (dev[2 * k + i])), GST_FLOW_OK);
+      gst_buffer_unref (sys);
+    }
+    out = gst_harness_pull (b.h[0]);
+    fail_unless (out != NULL);
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "host-waits"), 0);
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "host-wait-time"), 0);
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "buffers"), 2);
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "frames"), 4);
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "empty-slots"), 0);
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "copies"), 0);
+  batcher_clear (&b);
+  clear_frames (dev, 4);
+  pinned_test_device_clear (&d);
+
+  /* system memory in: the offered page-locked pool's and pageable */
+  batcher_init (&b, &s, 2, NULL);
+  for (i = 0; i < 2; i++)
+    gst_harness_set_src_caps (b.h[i], video_caps ("NV12", 64, 48, NULL));
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+  for (k = 0; k < 3; k++) {
+    for (i = 0; i < 2; i++)
+      fail_unless_equals_int (gst_harness_push (b.h[i], new_frame (i ? NULL :
+                  b.h[i], &info, 7 + i, k * GST_SECOND / 30)), GST_FLOW_OK);
+    out = gst_harness_pull (b.h[0]);
+    fail_unless (out != NULL);
+    /* the batch written: the first one's timing read */
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "host-waits"), 0);
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "buffers"), 3);
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "frames"), 6);
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "copies"), 6);
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "bytes"),
+      6 * info.size);
+  /* the first batch timed, its time a frame of its two */
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "gpu-samples"), 2);
+  fail_unless_equals_uint64 (pinned_test_stat (b.element, "timeout-batches"),
+      0);
+  batcher_clear (&b);
+}
+
+GST_END_TEST;
+
 static Suite *
 batcher_suite (void)
 {
@@ -951,6 +1041,7 @@ batcher_suite (void)
   tcase_add_test (tc, test_refusals);
   tcase_add_test (tc, test_partial_batch_on_timeout);
   tcase_add_test (tc, test_pageable_input);
+  tcase_add_test (tc, test_stats_no_host_wait);
 
   return s;
 }
