@@ -581,6 +581,57 @@ for i, (a, o) in enumerate(zip(frames, outs)):
           "frame %d written through the NumPy view came out of "
           "pinnedupload ! pinneddownload bit-exact" % i)
 
+# ---- Frame.copy_from: the frame written in bands over threads -------------
+BIG = "video/x-raw,format=RGBA,width=1280,height=800"
+pipeline = Gst.parse_launch(
+    "appsrc name=src format=time caps=%s,framerate=30/1 ! "
+    "pinnedupload ! pinneddownload ! appsink name=sink sync=false" % BIG)
+src = pipeline.get_by_name("src")
+sink = pipeline.get_by_name("sink")
+pipeline.set_state(Gst.State.PLAYING)
+pool = GstPinned.HostBufferPool.from_peer(src.get_static_pad("src"),
+                                          Gst.Caps.from_string(BIG), 2)
+big_info = GstVideo.VideoInfo.new_from_caps(Gst.Caps.from_string(BIG))
+big = [np.random.RandomState(40 + i).randint(0, 255, (800, 1280, 4),
+                                             dtype=np.uint8)
+       for i in range(3)]
+outs = []
+for i, a in enumerate(big):
+    ok, buf = pool.acquire_buffer(None)
+    frame = GstPinned.Frame(buf, info=big_info, write=True)
+    if i == 0:
+        for bad, what in ((np.zeros((800, 1280, 3), np.uint8), "shape"),):
+            try:
+                frame.copy_from(bad)
+                check(False, "copy_from refuses an array of another %s" % what)
+            except GLib.Error as e:
+                check(isinstance(e, ValueError) and "shape" in e.message,
+                      "copy_from refuses an array of another shape as "
+                      "GLib.Error and ValueError: %s" % e.message)
+        try:
+            GstPinned.Frame(buf, info=big_info).copy_from(a)
+            check(False, "copy_from refuses a frame opened for reading")
+        except GLib.Error as e:
+            check("writing" in e.message, "copy_from refuses a frame opened "
+                  "for reading: %s" % e.message)
+    # Three bands on threads (a frame of 4 MB), then one.
+    frame.copy_from(a, threads=3 if i < 2 else 1)
+    frame.release()
+    buf.pts = i * Gst.SECOND // 30
+    src.emit("push-buffer", buf)
+    b = sink.emit("try-pull-sample", 10 * Gst.SECOND).get_buffer()
+    outs.append(np.frombuffer(b.extract_dup(0, a.size), dtype=np.uint8))
+    del frame, buf
+src.emit("end-of-stream")
+pipeline.set_state(Gst.State.NULL)
+pool.set_active(False)
+del pipeline, src, sink, pool
+for i, (a, o) in enumerate(zip(big, outs)):
+    check(np.array_equal(o.reshape(a.shape), a),
+          "frame %d written by Frame.copy_from (%s) came out of "
+          "pinnedupload ! pinneddownload bit-exact"
+          % (i, "3 threads" if i < 2 else "one thread"))
+
 # With a NumPy that asks for DLPack 1.x (2.1 and later), from_dlpack gives
 # the writable view itself; older ones take 0.6 capsules, read-only.
 if tuple(int(x) for x in np.__version__.split(".")[:2]) >= (2, 1):

@@ -32,6 +32,7 @@ API names one). Pure Python: the capsules are made with ctypes around the
 C API's tensors.
 """
 import ctypes
+import os
 import sys
 
 from ..module import get_introspection_module
@@ -275,6 +276,28 @@ def _gst():
 _BATCH_CAPS_NAME = "other/x-pinned-batch"
 
 
+# Frames smaller than this are copied on the calling thread: a band
+# handed to another thread costs more than it saves.
+_COPY_BAND_MIN = 1 << 20
+_COPY_THREADS = 4
+_copy_executor = None
+
+
+def _copy_bands(nbytes, rows, threads):
+    if threads is None:
+        threads = min(_COPY_THREADS, os.cpu_count() or 1)
+    return max(1, min(threads, rows, nbytes // _COPY_BAND_MIN))
+
+
+def _copy_pool():
+    global _copy_executor
+    if _copy_executor is None:
+        import concurrent.futures
+        _copy_executor = concurrent.futures.ThreadPoolExecutor(
+            os.cpu_count() or _COPY_THREADS, thread_name_prefix="pinned-copy")
+    return _copy_executor
+
+
 class Frame(object):
     """A video frame of gst-pinned device memory, nvcodec's CUDA memory or
     gst-pinned page-locked memory, as a tensor on the same memory.
@@ -449,6 +472,41 @@ class Frame(object):
                                                  stream, flags)
         return GstPinned.tensor_export_plane(self.buffer, self.info,
                                              self.plane, stream, flags)
+
+    def copy_from(self, array, threads=None):
+        """Copies ``array`` (a NumPy array, or what ``numpy.asarray``
+        takes, of the frame's shape) into a page-locked frame opened with
+        ``write``, in bands of rows on up to ``threads`` threads (default:
+        up to 4; NumPy copies without the GIL), and returns the frame. One
+        thread's copy into memory that the copy engines read and write at
+        the same time runs well below the memory's rate; a few threads keep
+        a source at the rate of the link where ``numpy.copyto`` alone would
+        not. Refuses (``GLib.Error``, also a ``ValueError``) a frame not
+        opened for writing, not in page-locked memory, or of another
+        shape."""
+        import numpy
+        if not self.write:
+            _refuse(_ERROR_LAYOUT, "copy_from: the frame is not opened for "
+                    "writing: Frame(buffer, ..., write=True)", ValueError)
+        if not self.is_host:
+            _refuse(_ERROR_LAYOUT, "copy_from: the frame is not in "
+                    "page-locked memory", ValueError)
+        dst = numpy.asarray(self)
+        src = numpy.asarray(array)
+        if src.shape != dst.shape:
+            _refuse(_ERROR_LAYOUT, "copy_from: an array of shape %s into a "
+                    "frame of shape %s" % (src.shape, dst.shape), ValueError)
+        bands = _copy_bands(dst.nbytes, dst.shape[0], threads)
+        if bands <= 1:
+            numpy.copyto(dst, src, casting="same_kind")
+            return self
+        rows = dst.shape[0]
+        edges = [rows * i // bands for i in range(bands + 1)]
+        list(_copy_pool().map(
+            lambda i: numpy.copyto(dst[edges[i]:edges[i + 1]],
+                                   src[edges[i]:edges[i + 1]],
+                                   casting="same_kind"), range(bands)))
+        return self
 
     @property
     def is_host(self):
