@@ -18,11 +18,13 @@ Rows, per size (RGBA frames; a ring of 4 different frames of the app's):
   wrapped-cuda    Gst.Buffer.new_wrapped(frame.tobytes()) into
                   appsrc ! cudaupload ! cudadownload (where nvcodec is)
   wrapped-pinned  the same into appsrc ! pinnedupload ! pinneddownload
-  pool-write      np.copyto into a writable NumPy view of a buffer of the
-                  page-locked pool pinnedupload offers
-                  (GstPinned.HostBufferPool.from_peer,
-                  numpy.asarray(GstPinned.Frame(buf, write=True))), then
+  pool-write      the frame written into a buffer of the page-locked pool
+                  pinnedupload offers (GstPinned.HostBufferPool.from_peer)
+                  by GstPinned.Frame(buf, write=True).copy_from(frame)
+                  (bands of rows on a few threads), then
                   appsrc ! pinnedupload ! pinneddownload
+  pool-copyto     the same, written by np.copyto (one thread) into the
+                  frame's writable NumPy view (numpy.asarray(Frame))
   copyto          np.copyto into that page-locked view alone, no
                   GStreamer: the NumPy-only cost of a frame
   torch-pinned    a page-locked PyTorch CPU tensor (pin_memory()) through
@@ -181,8 +183,9 @@ def wrapped(ring):
     return produce
 
 
-def pool_write(info, ring, copy=None):
-    """Frames written into the offered pool by @copy(view, frame)
+def pool_write(info, ring, copy=None, library=False):
+    """Frames written into the offered pool: by GstPinned.Frame.copy_from
+    where @library, else by @copy(view, frame) into NumPy's view
     (np.copyto by default)."""
     copy = copy or np.copyto
 
@@ -199,9 +202,12 @@ def pool_write(info, ring, copy=None):
             raise RuntimeError("no buffer from the pool: %s" % ok)
         t1 = time.perf_counter()
         frame = GstPinned.Frame(buf, info=info, write=True)
-        view = np.asarray(frame)
+        view = None if library else np.asarray(frame)
         t2 = time.perf_counter()
-        copy(view, ring[n % RING])
+        if library:
+            frame.copy_from(ring[n % RING])
+        else:
+            copy(view, ring[n % RING])
         t3 = time.perf_counter()
         del view
         frame.release()
@@ -317,6 +323,10 @@ def main():
             check, args.seconds)),
             ("pool-write", lambda: run_row(
                 info, "pinnedupload name=up ! pinneddownload",
+                pool_write(info, ring, library=True), check, args.seconds,
+                finish=lambda pool: pool.set_active(False))),
+            ("pool-copyto", lambda: run_row(
+                info, "pinnedupload name=up ! pinneddownload",
                 pool_write(info, ring), check, args.seconds,
                 finish=lambda pool: pool.set_active(False))),
             ("copyto", lambda: copyto_alone(info, ring, args.seconds))]
@@ -335,15 +345,17 @@ def main():
                 except RuntimeError as e:
                     print("FAILED: %s %s: %s" % (size, name, e), flush=True)
                     status = 1
-                if args.parts and name == "pool-write" and PARTS.get("frames"):
+                if args.parts and name.startswith("pool-") and \
+                        PARTS.get("frames"):
                     n = PARTS.pop("frames")
-                    print("%s %s pool-write, us a frame on the pushing "
-                          "thread: %s" % (fmt, dims, ", ".join(
+                    print("%s %s %s, us a frame on the pushing "
+                          "thread: %s" % (fmt, dims, name, ", ".join(
                               "%s %.0f" % (k, v / n * 1e6)
                               for k, v in PARTS.items())), flush=True)
         label = "%s %s" % (fmt, dims)
         fps = {}
-        for name in ("wrapped-cuda", "wrapped-pinned", "pool-write"):
+        for name in ("wrapped-cuda", "wrapped-pinned", "pool-write",
+                     "pool-copyto"):
             if rows.get(name):
                 got = rows[name]
                 fps[name] = statistics.median(r.fps for r in got)
@@ -367,6 +379,10 @@ def main():
                 if n in fps:
                     print("%s pool-write / %s: %.2f" % (
                         label, n, fps["pool-write"] / fps[n]))
+            if "pool-copyto" in fps and base:
+                print("%s pool-copyto (np.copyto on one thread) / the "
+                      "faster new_wrapped row: %.2f" % (
+                          label, fps["pool-copyto"] / max(base)))
             want = targets.get(size)
             if want and base:
                 ratio = fps["pool-write"] / max(base)

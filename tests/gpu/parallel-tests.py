@@ -63,8 +63,12 @@ with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         print('%-8s %-40s %7.2fs  [%s]' % (kind.upper(), name, took,
                                            ','.join(suites)), flush=True)
         if args.v or kind == 'failed':
-            print('\n'.join('    ' + line
-                            for line in out.splitlines()[-40:]), flush=True)
+            lines = out.splitlines()
+            # A wrapping tool's verdict (compute-sanitizer's summary on its
+            # stdout) ahead of the tail, which the test's log may fill.
+            tail = [line for line in lines[:-40] if 'SUMMARY' in line]
+            print('\n'.join('    ' + line for line in tail + lines[-40:]),
+                  flush=True)
 print('%d passed, %d failed, %d skipped' % (counts['passed'],
                                             counts['failed'],
                                             counts['skipped']))
