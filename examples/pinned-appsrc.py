@@ -7,9 +7,10 @@ examples/pinned-appsrc.c does in C:
 
 --mode pool (the fast way): the application writes each frame into a
   buffer of the page-locked pool pinnedupload offers
-  (GstPinned.HostBufferPool.from_peer()), through a writable NumPy view of
-  it (numpy.asarray(GstPinned.Frame(buf, write=True))): np.copyto writes
-  where the copy engine reads, at the link's rate. The pool hands a buffer
+  (GstPinned.HostBufferPool.from_peer()), with
+  GstPinned.Frame(buf, write=True).copy_from(frame) (or np.copyto into
+  numpy.asarray of that frame, a writable view): it writes where the copy
+  engine reads, in bands on a few threads. The pool hands a buffer
   out again only once its copy is done, and the view waits for any copy
   still reading its buffer: the application never overwrites a frame that
   is still being copied.
@@ -140,8 +141,10 @@ def main():
                 ok, buf = pool.acquire_buffer(None)
                 if ok != Gst.FlowReturn.OK:
                     break
+                # In bands of rows on a few threads (np.copyto into
+                # np.asarray(view) does it on one).
                 view = GstPinned.Frame(buf, info=info, write=True)
-                np.copyto(np.asarray(view), frame)
+                view.copy_from(frame)
                 # The view unmaps the buffer: the copy may read it now.
                 view.release()
             elif tensors is not None:
