@@ -48,8 +48,9 @@ EXCEPTIONS = {
     # Public: the GstCudaMemory interop (gst_pinned_cuda_*,
     # gst_pinned_caps_is_cuda(), gst_pinned_is_cuda_buffer()), likewise.
     'src/interop/gstpinnedcudamemory.c': None,
-    # The tensor part's shared helpers (gst_pinned_tensor_*), whose files
-    # another change reorganises.
+    # Public: the tensor API's error domain, flags type and plane count
+    # (gst_pinned_tensor_*), named for the API as GStreamer names its
+    # own, beside the layout helpers they share.
     'src/tensor/gstpinnedtensorlayout.c': None,
 }
 
