@@ -12,10 +12,10 @@
  * thread, a few MB at a time, at one thread's memcpy rate (several threads
  * copy several times as fast); and a pitched copy from
  * pageable memory is staged row by row. Here the frame is cut in chunks
- * that worker threads (a GThreadPool) and the calling thread copy into a
- * page-locked staging buffer of our own, and each chunk's DMA is enqueued
- * as soon as it has landed, so the CPU copy of chunk k + 1 overlaps the
- * DMA of chunk k. The way back (device to pageable memory) is the mirror:
+ * that worker threads (core/gstpinnedworkers.c) and the calling thread
+ * copy into a page-locked staging buffer of our own, and each chunk's
+ * DMA is enqueued as soon as it has landed, so the CPU copy of chunk
+ * k + 1 overlaps the DMA of chunk k. The way back (device to pageable memory) is the mirror:
  * each chunk's DMA into staging is followed by a fence, and the threads
  * copy a chunk out as soon as its fence has signalled.
  *
@@ -53,6 +53,7 @@
 #include "memory/gstpinnedhostwait-private.h"
 #include "sync/gstpinnedfence-private.h"
 #include "core/gstpinnedenv-private.h"
+#include "core/gstpinnedworkers-private.h"
 #include "gst/pinned/gstpinnedhostmemory.h"
 
 GST_PINNED_DEBUG_CATEGORY (gst_pinned_staging_debug, "pinnedstaging",
@@ -100,8 +101,8 @@ struct _GstPinnedStager
   /* Set and cleared by the copying thread, read by others under the
    * lock. */
   GMutex lock;
-  GThreadPool *pool;
-  GThreadPool *fresh_pool;      /* FRESH_AUTO_WORKERS, made when needed */
+  GstPinnedWorkers *pool;
+  GstPinnedWorkers *fresh_pool; /* FRESH_AUTO_WORKERS, made when needed */
 
   /* Blocks not used by the current frame, least recently used first. */
   GQueue free;
@@ -197,19 +198,18 @@ gst_pinned_stager_release_done (GstPinnedStager * stager)
 }
 
 static void
-pool_join (GThreadPool * pool)
+pool_join (GstPinnedWorkers * pool)
 {
   if (pool == NULL)
     return;
-  GST_DEBUG ("joining %u staging threads", g_thread_pool_get_num_threads
-      (pool));
-  g_thread_pool_free (pool, FALSE, TRUE);
+  GST_DEBUG ("joining %u staging threads", gst_pinned_workers_get_n (pool));
+  gst_pinned_workers_free (pool);
 }
 
 void
 gst_pinned_stager_stop (GstPinnedStager * stager)
 {
-  GThreadPool *pool, *fresh_pool;
+  GstPinnedWorkers *pool, *fresh_pool;
 
   g_mutex_lock (&stager->lock);
   pool = stager->pool;
@@ -265,9 +265,8 @@ gst_pinned_stager_get_running_threads (GstPinnedStager * stager)
   guint n;
 
   g_mutex_lock (&stager->lock);
-  n = stager->pool ? g_thread_pool_get_num_threads (stager->pool) : 0;
-  n += stager->fresh_pool ?
-      g_thread_pool_get_num_threads (stager->fresh_pool) : 0;
+  n = stager->pool ? gst_pinned_workers_get_n (stager->pool) : 0;
+  n += stager->fresh_pool ? gst_pinned_workers_get_n (stager->fresh_pool) : 0;
   g_mutex_unlock (&stager->lock);
 
   return n;
@@ -397,24 +396,25 @@ gst_pinned_stager_reserve (GstPinnedStager * stager, gsize size,
   return data;
 }
 
-/* Makes *@pool with @n exclusive workers: they live until stopped, no
- * start-up per frame. */
+/* Makes *@pool with @n workers of its own: they live until stopped, no
+ * start-up per frame, and are joined when stopped. */
 static void
-ensure_pool (GstPinnedStager * stager, GThreadPool ** pool, guint n)
+ensure_pool (GstPinnedStager * stager, GstPinnedWorkers ** pool, guint n)
 {
   if (*pool || n == 0)
     return;
 
   g_mutex_lock (&stager->lock);
-  *pool =
-      g_thread_pool_new (gst_pinned_staging_job_work_func, NULL, n, TRUE, NULL);
+  *pool = gst_pinned_workers_new ("pinned-staging", n,
+      gst_pinned_staging_job_work_func);
   g_mutex_unlock (&stager->lock);
-  GST_INFO ("staging with %u workers%s", n, pool == &stager->fresh_pool ?
-      " for fresh frames" : "");
+  GST_INFO ("staging with %u of %u workers%s",
+      *pool ? gst_pinned_workers_get_n (*pool) : 0, n,
+      pool == &stager->fresh_pool ? " for fresh frames" : "");
 }
 
 /* The workers @job goes to, and how many of them at most. */
-static GThreadPool *
+static GstPinnedWorkers *
 job_pool (GstPinnedStager * stager, GstPinnedStagingJob * job, guint * n)
 {
   if (job->detached && !job->pooled && stager->auto_threads &&
@@ -453,13 +453,13 @@ static gboolean
 job_start (GstPinnedStager * stager, GstPinnedStagingJob * job)
 {
   guint i, n, own = job->detached ? 0 : 1;
-  GThreadPool *pool;
+  GstPinnedWorkers *pool;
 
   if (job->n_chunks <= own || (pool = job_pool (stager, job, &n)) == NULL)
     return FALSE;
-  n = MIN (n, job->n_chunks - own);
+  n = MIN (gst_pinned_workers_get_n (pool), job->n_chunks - own);
   for (i = 0; i < n; i++)
-    g_thread_pool_push (pool, gst_pinned_staging_job_ref (job), NULL);
+    gst_pinned_workers_push (pool, gst_pinned_staging_job_ref (job));
   return n > 0;
 }
 

@@ -103,8 +103,9 @@ void     gst_pinned_staging_job_join       (GstPinnedStagingJob * job);
 G_GNUC_INTERNAL
 void CUDART_CB gst_pinned_staging_job_join_on_stream (void *data);
 
-/* A worker's function (g_thread_pool_new()): claims and copies chunks of
- * the job it was given until none is left, then drops that reference. */
+/* A worker's function (gst_pinned_workers_new()): claims and copies
+ * chunks of the job it was given until none is left, then drops that
+ * reference. */
 G_GNUC_INTERNAL
 void     gst_pinned_staging_job_work_func  (gpointer data,
                                             gpointer user_data);

@@ -8,7 +8,7 @@
  */
 
 /* A staging job: one copy between host memories cut in chunks, which
- * worker threads (a GThreadPool's, gst_pinned_staging_job_work_func()) and
+ * worker threads (the stager's, gst_pinned_staging_job_work_func()) and
  * the calling thread claim until none is left; a detached one is waited
  * for by a host function on the stream, and keeps its source until its
  * last chunk has landed. The stager (gstpinnedstager.c) makes the jobs and
