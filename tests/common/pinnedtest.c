@@ -287,6 +287,22 @@ pinned_test_reset (void)
     func ();
 }
 
+void
+pinned_test_keep_pool_threads (void)
+{
+  g_thread_pool_set_max_unused_threads (-1);
+  g_thread_pool_set_max_idle_time (0);
+}
+
+void
+pinned_test_join_ended_threads (void)
+{
+  void (*func) (void) = fake_symbol ("fakecuda_join_ended_streams");
+
+  if (func)
+    func ();
+}
+
 /* Bytes of a row that hold pixels: the end of the last component of the
  * last pixel; the packings without a pixel stride fill whole groups. */
 static guint

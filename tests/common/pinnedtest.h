@@ -72,6 +72,16 @@ guint64   pinned_test_thread_call_count (void);
 /* Clears fake delays, injected failures and sticky errors. */
 void      pinned_test_reset           (void);
 
+/* For a leak check between runs in one process (a fuzzer's after each
+ * input): no thread may be ending while it looks, since a thread's
+ * thread-local data, which it frees as it ends, is reachable from nowhere
+ * then. pinned_test_keep_pool_threads(), once, keeps GLib's idle pool
+ * threads (GStreamer's streaming threads among them) instead of ending
+ * them at GLib's own time; pinned_test_join_ended_threads(), after each
+ * run, joins the stand-in's threads of destroyed streams. */
+void      pinned_test_keep_pool_threads (void);
+void      pinned_test_join_ended_threads (void);
+
 /* Fills every plane's pixel bytes with pseudo-random data from @seed. */
 void      pinned_test_fill_frame      (GstBuffer * buffer,
                                        const GstVideoInfo * info,

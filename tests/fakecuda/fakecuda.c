@@ -529,6 +529,7 @@ struct _Stream
   GMutex lock;
   GCond cond;
   guint64 completed;
+  GThread *thread;
 };
 
 /* What a cudaStream_t points to. CUDA reuses the handles of destroyed
@@ -566,6 +567,10 @@ static Engine engines[MAX_DEVICES][2];
 
 static Stream *legacy_streams[MAX_DEVICES];
 static GList *streams;          /* every Stream whose thread runs */
+/* The threads of destroyed streams, ending or ended, not joined yet: CUDA
+ * destroys a stream without waiting for its work, so its thread ends on
+ * its own; it is joined later (fakecuda_join_ended_streams()). */
+static GList *ended_threads;
 static GSList *free_handles;
 
 static Stream *
@@ -764,9 +769,25 @@ stream_thread (gpointer data)
 
   g_mutex_lock (&lock);
   streams = g_list_remove (streams, s);
+  ended_threads = g_list_prepend (ended_threads, s->thread);
+  s->thread = NULL;
   g_mutex_unlock (&lock);
   stream_unref (s);
   return NULL;
+}
+
+void
+fakecuda_join_ended_streams (void)
+{
+  GList *ended, *l;
+
+  g_mutex_lock (&lock);
+  ended = ended_threads;
+  ended_threads = NULL;
+  g_mutex_unlock (&lock);
+  for (l = ended; l; l = l->next)
+    g_thread_join (l->data);
+  g_list_free (ended);
 }
 
 /* Returns a stream with two references: its thread's and the caller's. */
@@ -782,8 +803,8 @@ stream_new_locked (gint device, guint flags, gboolean legacy)
   s->legacy = legacy;
   g_mutex_init (&s->lock);
   g_cond_init (&s->cond);
-  g_thread_unref (g_thread_new (legacy ? "fakecuda-legacy" : "fakecuda-stream",
-          stream_thread, s));
+  s->thread = g_thread_new (legacy ? "fakecuda-legacy" : "fakecuda-stream",
+      stream_thread, s);
   streams = g_list_prepend (streams, s);
   return s;
 }
@@ -1299,6 +1320,8 @@ cudaStreamCreateWithFlags (cudaStream_t * stream, unsigned int flags)
   struct CUstream_st *handle;
 
   ENTER (TRUE);
+  /* Those of streams destroyed before: never more than a few unjoined. */
+  fakecuda_join_ended_streams ();
   g_mutex_lock (&lock);
   if (free_handles) {
     handle = free_handles->data;

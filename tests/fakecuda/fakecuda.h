@@ -104,6 +104,10 @@ uint64_t fakecuda_call_count       (const char *function);
 /* How many calls the calling thread made. */
 uint64_t fakecuda_thread_call_count (void);
 
+/* Joins the threads of destroyed streams that have ended their work or
+ * are ending it: when it returns, none of them runs. */
+void     fakecuda_join_ended_streams (void);
+
 /* The host storage behind a device pointer, for CPU emulations of kernels;
  * NULL when @ptr is no device memory. */
 void *   fakecuda_translate        (const void *ptr, size_t size);

@@ -134,6 +134,7 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
    * element's mistake, a crash (the stand-in would only fail it). */
   g_setenv ("FAKECUDA_BOUNDS", "abort", FALSE);
   pinned_test_setup ();
+  pinned_test_keep_pool_threads ();
   if (!pinned_test_is_fake ()) {
     fprintf (stderr, "fuzz-layout runs on the stand-in: put its folder on "
         "LD_LIBRARY_PATH (tests/fuzz/run.sh does)\n");
@@ -359,10 +360,8 @@ expect_error (GstFlowReturn ret, GstMessage * msg)
 
 static const guint batches[] = { 1, 1, 2, 4 };
 
-int LLVMFuzzerTestOneInput (const guint8 * data, gsize size);
-
-int
-LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
+static int
+fuzz_one (const guint8 * data, gsize size)
 {
   Input in = { data, size };
   GstVideoInfo info;
@@ -570,5 +569,16 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
   }
   gst_buffer_unref (ref);
   gst_buffer_unref (buf);
+  return 0;
+}
+
+int LLVMFuzzerTestOneInput (const guint8 * data, gsize size);
+
+/* Before libFuzzer looks for leaks: no thread of the input still ending. */
+int
+LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
+{
+  fuzz_one (data, size);
+  pinned_test_join_ended_threads ();
   return 0;
 }

@@ -122,6 +122,7 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
    * (the download's own) is a crash. */
   g_setenv ("FAKECUDA_BOUNDS", "host", FALSE);
   pinned_test_setup ();
+  pinned_test_keep_pool_threads ();
   if (!pinned_test_is_fake ()) {
     fprintf (stderr, "fuzz-tensor-import runs on the stand-in: put its "
         "folder on LD_LIBRARY_PATH (tests/fuzz/run.sh does)\n");
@@ -328,10 +329,8 @@ fuzz_caps (Input * in, const DLTensor * dl)
   return caps;
 }
 
-int LLVMFuzzerTestOneInput (const guint8 * data, gsize size);
-
-int
-LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
+static int
+fuzz_one (const guint8 * data, gsize size)
 {
   Input in = { data, size };
   FuzzTensor *t = g_new0 (FuzzTensor, 1);
@@ -587,5 +586,16 @@ done:
     gst_caps_unref (caps);
   g_free (bytes);
   free_tensor (t);
+  return 0;
+}
+
+int LLVMFuzzerTestOneInput (const guint8 * data, gsize size);
+
+/* Before libFuzzer looks for leaks: no thread of the input still ending. */
+int
+LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
+{
+  fuzz_one (data, size);
+  pinned_test_join_ended_threads ();
   return 0;
 }
