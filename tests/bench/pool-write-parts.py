@@ -77,6 +77,7 @@ def main():
         ("roundtrip", roundtrip, check, 1),
         ("roundtrip-2-threads", roundtrip, check, 2),
         ("roundtrip-4-threads", roundtrip, check, 4),
+        ("roundtrip-8-threads", roundtrip, check, 8),
         ("wrapped-pinned", roundtrip, check, 0),
     ]
     status = 0

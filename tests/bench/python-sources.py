@@ -183,10 +183,10 @@ def wrapped(ring):
     return produce
 
 
-def pool_write(info, ring, copy=None, library=False):
+def pool_write(info, ring, copy=None, library=False, threads=None):
     """Frames written into the offered pool: by GstPinned.Frame.copy_from
-    where @library, else by @copy(view, frame) into NumPy's view
-    (np.copyto by default)."""
+    (on up to @threads threads, None its default) where @library, else by
+    @copy(view, frame) into NumPy's view (np.copyto by default)."""
     copy = copy or np.copyto
 
     def produce(n, setup):
@@ -205,7 +205,7 @@ def pool_write(info, ring, copy=None, library=False):
         view = None if library else np.asarray(frame)
         t2 = time.perf_counter()
         if library:
-            frame.copy_from(ring[n % RING])
+            frame.copy_from(ring[n % RING], threads=threads)
         else:
             copy(view, ring[n % RING])
         t3 = time.perf_counter()
@@ -297,6 +297,9 @@ def main():
     parser.add_argument("--parts", action="store_true",
                         help="print where pool-write's pushing thread spends "
                         "a frame")
+    parser.add_argument("--copy-threads", type=int, default=None,
+                        help="threads of pool-write's Frame.copy_from "
+                        "(default: its own)")
     args = parser.parse_args()
     Gst.init(None)
     nvcodec = Gst.ElementFactory.find("cudaupload") is not None and \
@@ -323,7 +326,8 @@ def main():
             check, args.seconds)),
             ("pool-write", lambda: run_row(
                 info, "pinnedupload name=up ! pinneddownload",
-                pool_write(info, ring, library=True), check, args.seconds,
+                pool_write(info, ring, library=True,
+                           threads=args.copy_threads), check, args.seconds,
                 finish=lambda pool: pool.set_active(False))),
             ("pool-copyto", lambda: run_row(
                 info, "pinnedupload name=up ! pinneddownload",

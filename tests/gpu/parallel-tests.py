@@ -26,6 +26,8 @@ ap.add_argument('--test', action='append', default=[],
 ap.add_argument('--wrap', default='', help='command to run each test under')
 ap.add_argument('-j', '--jobs', type=int, default=os.cpu_count() or 1)
 ap.add_argument('-v', action='store_true', help="print every test's output")
+ap.add_argument('--logdir', help="write each test's whole output to "
+                "LOGDIR/NAME.log")
 args = ap.parse_args()
 
 tests = []
@@ -57,16 +59,26 @@ def run(test):
 
 counts = {'passed': 0, 'failed': 0, 'skipped': 0}
 with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-    for name, suites, rc, out, took in pool.map(run, tests):
+    # As each ends: a run cut short keeps what finished.
+    done = concurrent.futures.as_completed([pool.submit(run, t)
+                                            for t in tests])
+    for name, suites, rc, out, took in (f.result() for f in done):
         kind = 'skipped' if rc == 77 else 'passed' if rc == 0 else 'failed'
         counts[kind] += 1
+        if args.logdir:
+            os.makedirs(args.logdir, exist_ok=True)
+            with open(os.path.join(args.logdir, name + '.log'), 'w') as f:
+                f.write(out)
         print('%-8s %-40s %7.2fs  [%s]' % (kind.upper(), name, took,
                                            ','.join(suites)), flush=True)
         if args.v or kind == 'failed':
             lines = out.splitlines()
-            # A wrapping tool's verdict (compute-sanitizer's summary on its
-            # stdout) ahead of the tail, which the test's log may fill.
-            tail = [line for line in lines[:-40] if 'SUMMARY' in line]
+            # A wrapping tool's lines (compute-sanitizer's, on its stdout)
+            # ahead of the tail, which the test's log may fill.
+            # So are a check's failures (file:line:F:...), which a long
+            # log pushes out of it.
+            tail = [line for line in lines[:-40] if '=========' in line or
+                    ':F:' in line or ':E:' in line]
             print('\n'.join('    ' + line for line in tail + lines[-40:]),
                   flush=True)
 print('%d passed, %d failed, %d skipped' % (counts['passed'],

@@ -260,7 +260,7 @@ for step in "${steps[@]}"; do
         only+=(--test "$t")
       done
       [ "${SANITIZER_JOBS:-1}" -gt 1 ] || [ ${#only[@]} -gt 0 ] &&
-        sanitizer_runner=(python3 tests/gpu/parallel-tests.py build -j "${SANITIZER_JOBS:-1}" "${only[@]}")
+        sanitizer_runner=(python3 tests/gpu/parallel-tests.py build -j "${SANITIZER_JOBS:-1}" --logdir "$OUT/$step-logs" "${only[@]}")
       log=$OUT/$step.log
       [ ${#only[@]} -gt 0 ] && log=$OUT/$step-$(echo $SANITIZER_TESTS | tr ' ' +).log
       echo "$step: time scale $scale, tests: ${SANITIZER_TESTS:-all}" > "$log"

@@ -477,13 +477,13 @@ class Frame(object):
         """Copies ``array`` (a NumPy array, or what ``numpy.asarray``
         takes, of the frame's shape) into a page-locked frame opened with
         ``write``, in bands of rows on up to ``threads`` threads (default:
-        up to 4; NumPy copies without the GIL), and returns the frame. One
-        thread's copy into memory that the copy engines read and write at
-        the same time runs well below the memory's rate; a few threads keep
-        a source at the rate of the link where ``numpy.copyto`` alone would
-        not. Refuses (``GLib.Error``, also a ``ValueError``) a frame not
-        opened for writing, not in page-locked memory, or of another
-        shape."""
+        up to 4, a band at least a MiB; NumPy copies without the GIL), and
+        returns the frame. One thread's copy into memory that the copy
+        engines read and write at the same time runs well below the
+        memory's rate; a few threads keep a source at the rate of the link
+        where ``numpy.copyto`` alone would not. Refuses (``GLib.Error``,
+        also a ``ValueError``) a frame not opened for writing, not in
+        page-locked memory, or of another shape."""
         import numpy
         if not self.write:
             _refuse(_ERROR_LAYOUT, "copy_from: the frame is not opened for "
