@@ -255,8 +255,9 @@ GST_START_TEST (test_busy_in_place_and_ordered)
     out[i] = gst_harness_push_and_pull (h, gst_buffer_ref (in[i]));
   }
   /* Pushed while the kernels (0.6 s in all) still run. */
-  fail_if (gst_pinned_buffer_is_idle (out[G_N_ELEMENTS (in) - 1],
-          GST_MAP_READ));
+  if (pinned_test_work_is_async ())
+    fail_if (gst_pinned_buffer_is_idle (out[G_N_ELEMENTS (in) - 1],
+            GST_MAP_READ));
   for (i = 0; i < G_N_ELEMENTS (in); i++) {
     fail_unless (pinned_test_frames_equal (in[i], out[i], &info));
     gst_buffer_unref (in[i]);

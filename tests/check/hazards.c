@@ -331,14 +331,16 @@ GST_START_TEST (test_download_map_waits_for_copy)
 
   pinned_test_delay_stream (stream_of (h->element, "pinneddownload"), DELAY_MS);
   out = pinned_test_push_and_pull (h, gst_buffer_ref (in));
-  fail_if (gst_pinned_buffer_is_idle (out, GST_MAP_READ),
-      "the download waited for its copy before pushing");
+  if (pinned_test_work_is_async ())
+    fail_if (gst_pinned_buffer_is_idle (out, GST_MAP_READ),
+        "the download waited for its copy before pushing");
 
   /* Control: reading the bytes without the map's wait sees no frame. */
   raw = unfenced_view (out, info.size);
-  fail_if (pinned_test_frames_equal (in, raw, &info),
-      "the frame was there before its copy ran: this suite could not see "
-      "the hazard");
+  if (pinned_test_work_is_async ())
+    fail_if (pinned_test_frames_equal (in, raw, &info),
+        "the frame was there before its copy ran: this suite could not see "
+        "the hazard");
   gst_buffer_unref (raw);
 
   /* Mapping waits for the copy (sync-on-map). */

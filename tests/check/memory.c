@@ -339,7 +339,7 @@ GST_START_TEST (test_device_writer_paced)
             gst_buffer_peek_memory (buf, 0));
       gst_buffer_unref (buf);
     }
-    if (round == 0)
+    if (round == 0 && pinned_test_work_is_async ())
       fail_if (gst_pinned_fence_is_signaled (oldest),
           "14 copies ahead: the pool waited");
     else
@@ -631,7 +631,8 @@ GST_START_TEST (test_free_waits_for_fences)
   fence = gst_pinned_memory_get_write_fence ((GstPinnedMemory *)
       gst_buffer_peek_memory (dst, 0));
   fail_unless (fence != NULL);
-  fail_if (gst_pinned_fence_is_signaled (fence));
+  if (pinned_test_work_is_async ())
+    fail_if (gst_pinned_fence_is_signaled (fence));
 
   gst_buffer_unref (dst);
   gst_buffer_unref (src);

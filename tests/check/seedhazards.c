@@ -123,8 +123,11 @@ GST_START_TEST (test_seed_download_read_early)
   for (i = 0; i < ROUNDS; i++)
     fail_unless (download_then_read (&f, i, FALSE), "round %u: read a "
         "download before it landed", i);
-  fail_if (download_then_read (&f, 1000, TRUE), "without the fence the "
-      "hazard did not show");
+  /* The control: where work finishes before the host goes on, no read is
+   * early. */
+  if (pinned_test_work_is_async ())
+    fail_if (download_then_read (&f, 1000, TRUE), "without the fence the "
+        "hazard did not show");
   pinned_test_device_clear (&f.d);
 }
 

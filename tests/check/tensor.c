@@ -385,7 +385,8 @@ GST_START_TEST (test_export_host)
   gst_pinned_context_pop (d.ctx);
   fail_unless (gst_pinned_buffer_record_fence (buffer, d.stream,
           GST_MAP_WRITE, NULL));
-  fail_if (gst_pinned_buffer_is_idle (buffer, GST_MAP_READ));
+  if (pinned_test_work_is_async ())
+    fail_if (gst_pinned_buffer_is_idle (buffer, GST_MAP_READ));
 
   t = gst_pinned_tensor_export_frame (buffer, &info, NULL,
       GST_PINNED_TENSOR_FLAG_HOST_AS_CPU, &error);
@@ -901,7 +902,9 @@ GST_START_TEST (test_release_fence_holds_next_copy)
   fail_unless (consumer_reads_before_reuse (GST_PINNED_TENSOR_FLAG_NONE,
           &idle), "the next copy overwrote the frame while the consumer's "
       "kernel still read it");
-  fail_if (idle, "the frame was free for writing while its consumer read it");
+  if (pinned_test_work_is_async ())
+    fail_if (idle, "the frame was free for writing while its consumer "
+        "read it");
 }
 
 GST_END_TEST;

@@ -162,6 +162,12 @@ pinned_test_is_fake (void)
   return fake_loaded;
 }
 
+gboolean
+pinned_test_work_is_async (void)
+{
+  return g_getenv ("GST_PINNED_TEST_SYNC_WORK") == NULL;
+}
+
 guint
 pinned_test_ms (guint ms)
 {

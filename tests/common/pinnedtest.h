@@ -41,6 +41,13 @@ gboolean  pinned_test_is_fake         (void);
  * the valgrind test setup raises, since everything runs slower there. */
 guint     pinned_test_ms              (guint ms);
 
+/* Whether work enqueued on a stream may still run when the call that
+ * enqueued it returns: not under a tool that finishes each copy and
+ * kernel before the host goes on (compute-sanitizer's initcheck, which
+ * checks each copy's bytes): GST_PINNED_TEST_SYNC_WORK set. A judgement
+ * that something was still in flight holds only where this is TRUE. */
+gboolean  pinned_test_work_is_async   (void);
+
 /* Holds @stream's later work for @ms: the fake's pause, or a spin kernel on
  * a real GPU. */
 void      pinned_test_delay_stream    (GstPinnedStream * stream, guint ms);

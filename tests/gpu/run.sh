@@ -254,6 +254,9 @@ for step in "${steps[@]}"; do
       scale=${SANITIZER_TIME_SCALE:-$scale}
       sanitizer_env="LD_LIBRARY_PATH=$libpath GST_PINNED_TEST_TIME_SCALE=$scale"
       sanitizer_env+=" GST_PINNED_CHURN_LIFETIMES=${SANITIZER_CHURN_LIFETIMES:-30}"
+      # initcheck finishes each copy and kernel before the host goes on:
+      # no judgement that work was still in flight holds under it.
+      [ "$tool" = initcheck ] && sanitizer_env+=" GST_PINNED_TEST_SYNC_WORK=1"
       sanitizer_runner=("${runner[@]}")
       only=()
       for t in ${SANITIZER_TESTS:-}; do
