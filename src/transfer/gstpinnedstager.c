@@ -15,9 +15,10 @@
  * that worker threads (core/gstpinnedworkers.c) and the calling thread
  * copy into a page-locked staging buffer of our own, and each chunk's
  * DMA is enqueued as soon as it has landed, so the CPU copy of chunk
- * k + 1 overlaps the DMA of chunk k. The way back (device to pageable memory) is the mirror:
- * each chunk's DMA into staging is followed by a fence, and the threads
- * copy a chunk out as soon as its fence has signalled.
+ * k + 1 overlaps the DMA of chunk k. The way back (device to pageable
+ * memory) is the mirror: each chunk's DMA into staging is followed by a
+ * fence, and the threads copy a chunk out as soon as its fence has
+ * signalled.
  *
  * Staging buffers are reused under the fence rules: a frame's copies
  * publish one fence on the staging memory they used, and the next frame
