@@ -31,6 +31,7 @@ typedef struct
   gboolean pending;             /* recorded, not read yet */
   gboolean failed;
   guint frames;                 /* frames the pending timing covers */
+  guint interval;               /* every Nth frame is timed; 0: none */
   guint since;                  /* frames since the last timed one: the
                                  * streaming thread's */
 } GstPinnedGpuTimer;

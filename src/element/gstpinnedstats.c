@@ -51,19 +51,15 @@ gst_pinned_stats_clear (GstPinnedStats * stats)
 }
 
 /* How often frames are timed: every DEFAULT_TIMING_INTERVAL frames, or as
- * GST_PINNED_GPU_TIMING says (0: never, 1: every frame). */
-static gsize
-parse_interval (const gchar * value)
-{
-  return value ? g_ascii_strtoull (value, NULL, 10) : DEFAULT_TIMING_INTERVAL;
-}
-
+ * GST_PINNED_GPU_TIMING says (0: never, 1: every frame). Read as each
+ * element opens its stream, so that an application may set it before it
+ * makes a pipeline. */
 static guint
 timing_interval (void)
 {
-  static gsize cache = 0;
+  const gchar *value = gst_pinned_env_get ("GST_PINNED_GPU_TIMING");
 
-  return gst_pinned_env_once (&cache, "GST_PINNED_GPU_TIMING", parse_interval);
+  return value ? g_ascii_strtoull (value, NULL, 10) : DEFAULT_TIMING_INTERVAL;
 }
 
 /* Timing events (unlike fences, whose events have no timing, which makes
@@ -74,7 +70,8 @@ gst_pinned_stats_timer_open (GstPinnedStats * stats, GstPinnedContext * context)
 {
   GstPinnedGpuTimer *timer = &stats->timer;
 
-  if (timing_interval () == 0 || timer->start != NULL ||
+  timer->interval = timing_interval ();
+  if (timer->interval == 0 || timer->start != NULL ||
       !gst_pinned_context_push (context, NULL))
     return;
   if (!gst_pinned_cuda_result (cudaEventCreateWithFlags (&timer->start,
@@ -87,7 +84,7 @@ gst_pinned_stats_timer_open (GstPinnedStats * stats, GstPinnedContext * context)
   }
   gst_pinned_context_pop (context);
   /* The first frame is timed. */
-  timer->since = timing_interval () - 1;
+  timer->since = timer->interval - 1;
 }
 
 void
@@ -110,23 +107,19 @@ gst_pinned_stats_timer_close (GstPinnedStats * stats,
 }
 
 /* Adds the pending frame's GPU time if its work is done; never waits.
- * cudaEventElapsedTime answers cudaErrorNotReady while the work runs: on
- * the per-buffer path, where the frame timed an interval ago is done but
- * in a long queue, a question first would only cost the host another
- * driver call. Where the work may well run (@ask: the statistics, stop)
- * it is asked first, as compute-sanitizer counts that answer an error. */
+ * The end event is asked first: cudaEventElapsedTime would answer
+ * cudaErrorNotReady while the work runs, which compute-sanitizer counts as
+ * an error, and a question every timing interval costs next to nothing. */
 static void
-timer_read_locked (GstPinnedStats * stats, GstPinnedContext * context,
-    gboolean ask)
+timer_read_locked (GstPinnedStats * stats, GstPinnedContext * context)
 {
   GstPinnedGpuTimer *timer = &stats->timer;
-  cudaError_t result = cudaSuccess;
+  cudaError_t result;
   gfloat ms = 0;
 
   if (!timer->pending || !gst_pinned_context_push (context, NULL))
     return;
-  if (ask)
-    result = cudaEventQuery (timer->end);
+  result = cudaEventQuery (timer->end);
   if (result == cudaSuccess)
     result = cudaEventElapsedTime (&ms, timer->start, timer->end);
   gst_pinned_context_pop (context);
@@ -148,7 +141,7 @@ void
 gst_pinned_stats_timer_read (GstPinnedStats * stats, GstPinnedContext * context)
 {
   g_mutex_lock (&stats->timer.lock);
-  timer_read_locked (stats, context, TRUE);
+  timer_read_locked (stats, context);
   g_mutex_unlock (&stats->timer.lock);
 }
 
@@ -159,12 +152,12 @@ gst_pinned_stats_timer_begin (GstPinnedStats * stats,
   GstPinnedGpuTimer *timer = &stats->timer;
   gboolean ok;
 
-  if (timer->start == NULL || ++timer->since < timing_interval ())
+  if (timer->start == NULL || ++timer->since < timer->interval)
     return FALSE;
 
   timer->since = 0;
   g_mutex_lock (&timer->lock);
-  timer_read_locked (stats, context, FALSE);
+  timer_read_locked (stats, context);
   /* Still running N frames later (a long queue): skip this one. */
   ok = !timer->pending && !timer->failed;
   g_mutex_unlock (&timer->lock);

@@ -201,18 +201,24 @@ GST_START_TEST (test_stats_gpu_time_is_the_work)
 
 GST_END_TEST;
 
-/* The statistics and stop read the GPU time of a frame whose work may
- * still run: they ask the timer's end event first, and never provoke
- * cudaEventElapsedTime's "not ready", which compute-sanitizer reports as
- * an error. Control: the work was still held when they read it (no sample
- * yet). */
+/* The statistics, stop and the next timed frame read the GPU time of a
+ * frame whose work may still run: they ask the timer's end event first,
+ * and never provoke cudaEventElapsedTime's "not ready", which
+ * compute-sanitizer reports as an error. Every frame is timed here, so the
+ * second frame reads the first's timer. Control: the work was still held
+ * when they read it (no sample yet; on the stand-in, the end event
+ * answered "not ready" to a question). */
 GST_START_TEST (test_stats_read_while_work_runs)
 {
-  GstHarness *h = gst_harness_new_parse ("pinnedupload batch=1");
+  GstHarness *h;
   GstElement *up;
   GstVideoInfo info;
-  GstBuffer *in, *out;
+  GstBuffer *in;
+  guint i;
 
+  /* Read as the element opens its stream. */
+  g_setenv ("GST_PINNED_GPU_TIMING", "1", TRUE);
+  h = gst_harness_new_parse ("pinnedupload batch=1");
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
   gst_harness_set_caps (h, gst_video_info_to_caps (&info),
       pinned_test_device_caps (&info));
@@ -220,13 +226,18 @@ GST_START_TEST (test_stats_read_while_work_runs)
   pinned_test_delay_stream (gst_pinned_base_transform_get_stream
       (GST_PINNED_BASE_TRANSFORM (up)), pinned_test_ms (300));
 
-  in = gst_harness_create_buffer (h, info.size);
-  pinned_test_fill_frame (in, &info, 1);
-  out = pinned_test_push_and_pull (h, in);
+  for (i = 0; i < 2; i++) {
+    in = gst_harness_create_buffer (h, info.size);
+    pinned_test_fill_frame (in, &info, i);
+    gst_buffer_unref (pinned_test_push_and_pull (h, in));
+  }
 
   fail_unless_equals_uint64 (pinned_test_stat (up, "gpu-samples"), 0);
-  gst_buffer_unref (out);
   gst_harness_teardown (h);
+  g_unsetenv ("GST_PINNED_GPU_TIMING");
+  if (pinned_test_is_fake ())
+    fail_unless (pinned_test_call_count ("cudaEventQuery:not-ready") > 0,
+        "no timer was read while its work was held: this test saw nothing");
   fail_unless_equals_uint64 (pinned_test_call_count
       ("cudaEventElapsedTime:not-ready"), 0);
 }

@@ -1530,6 +1530,8 @@ cudaEventQuery (cudaEvent_t event)
   g_mutex_lock (&event->lock);
   ret = event->completed >= event->recorded ? cudaSuccess : cudaErrorNotReady;
   g_mutex_unlock (&event->lock);
+  if (ret == cudaErrorNotReady)
+    count_answer ("cudaEventQuery:not-ready");
   return ret;
 }
 
