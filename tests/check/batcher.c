@@ -779,9 +779,11 @@ GST_START_TEST (test_fences)
       "the batch waited on the host for its inputs");
   /* the kernel has not run: the inputs are still read, the batch written */
   for (i = 0; i < 2; i++)
-    fail_if (gst_pinned_buffer_is_idle (dev[i], GST_MAP_WRITE),
-        "input %u is free to be written before the kernel read it", i);
-  fail_if (gst_pinned_buffer_is_idle (out, GST_MAP_READ));
+    if (pinned_test_work_is_async ())
+      fail_if (gst_pinned_buffer_is_idle (dev[i], GST_MAP_WRITE),
+          "input %u is free to be written before the kernel read it", i);
+  if (pinned_test_work_is_async ())
+    fail_if (gst_pinned_buffer_is_idle (out, GST_MAP_READ));
   /* a map waits for the batch: the frames as the held copies wrote them */
   for (i = 0; i < 2; i++)
     check_slot (out, i, sys[i], &info, &s, FALSE, "device memory in");
