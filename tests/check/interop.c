@@ -1464,11 +1464,15 @@ GST_START_TEST (test_push_rule_window)
 
 GST_END_TEST;
 
-/* Control: the same frame pushed at once comes out wrong. */
+/* Control: the same frame pushed at once comes out wrong. Its consumer
+ * reads device memory before the copy wrote it, which initcheck rightly
+ * reports: left out under it (GST_PINNED_TEST_SYNC_WORK). */
 GST_START_TEST (test_push_rule_control_pushed_at_once_is_wrong)
 {
   gboolean equal = TRUE;
 
+  if (!pinned_test_work_is_async ())
+    return;
   push_rule_frame (FALSE, &equal);
   fail_if (equal, "cudadownload saw the frame although it was pushed before "
       "its copy was done: this suite could not see the hazard");

@@ -257,6 +257,10 @@ for step in "${steps[@]}"; do
       # initcheck finishes each copy and kernel before the host goes on:
       # no judgement that work was still in flight holds under it.
       [ "$tool" = initcheck ] && sanitizer_env+=" GST_PINNED_TEST_SYNC_WORK=1"
+      # streams' 64 pipelines at once outgrow the host's memory under
+      # racecheck (tests/check/streams.c): 16 there.
+      [ "$tool" = racecheck ] &&
+        sanitizer_env+=" GST_PINNED_TEST_STREAMS=${SANITIZER_STREAMS:-16}"
       sanitizer_runner=("${runner[@]}")
       only=()
       for t in ${SANITIZER_TESTS:-}; do
