@@ -20,6 +20,7 @@
 
 #include <dlfcn.h>
 
+#include "core/gstpinnedenv-private.h"
 #include "transfer/gstpinnedcopylist-private.h"
 #include "transfer/gstpinnedtransferstate-private.h"
 
@@ -151,7 +152,10 @@ gst_pinned_copy_list_join (GstPinnedCopyList * list)
  * libcudart.so.13, which has it; a CUDA 12 build on any libcudart.so.12,
  * of which 12.8 and later have it with a failIdx that 13.0 dropped: looked
  * up there, so that one build runs on every CUDA 12 runtime. Without it a
- * batch goes as single copies, still under one fence. */
+ * batch goes as single copies, still under one fence; so it does where
+ * GST_PINNED_COPY_BATCH=single, for tools that do not follow the batch
+ * call's writes (compute-sanitizer's initcheck takes its bytes for
+ * uninitialised ones). */
 static const BatchApi *
 batch_api (void)
 {
@@ -160,14 +164,16 @@ batch_api (void)
 
   if (g_once_init_enter (&once)) {
     int version = 0;
+    gboolean single = g_strcmp0 (gst_pinned_env_get ("GST_PINNED_COPY_BATCH"),
+        "single") == 0;
 
     gst_pinned_cuda_result (cudaRuntimeGetVersion (&version), NULL);
 #if CUDART_VERSION >= 13000
     /* Linked, not looked up: tools that interpose the runtime see it. */
-    if (version >= 13000)
+    if (version >= 13000 && !single)
       api.call = (BatchCall) (gpointer) cudaMemcpyBatchAsync;
 #else
-    if (version >= 12080) {
+    if (version >= 12080 && !single) {
       gchar *soname = g_strdup_printf ("libcudart.so.%d",
           CUDART_VERSION / 1000);
       gpointer runtime = dlopen (soname, RTLD_LAZY | RTLD_NOLOAD);

@@ -1848,8 +1848,9 @@ GST_END_TEST;
 
 GST_START_TEST (test_streams_write_control)
 {
-  fail_if (write_carried_frame (FALSE), "the consumer saw the frame without "
-      "the stream waiting for our copy: this suite could not see the hazard");
+  if (pinned_test_work_is_async ())
+    fail_if (write_carried_frame (FALSE), "the consumer saw the frame without "
+        "the stream waiting for our copy: this suite could not see the hazard");
 }
 
 GST_END_TEST;
@@ -1924,8 +1925,9 @@ GST_END_TEST;
 
 GST_START_TEST (test_streams_read_control)
 {
-  fail_if (read_pending_frame (FALSE), "pinneddownload saw the frame "
-      "without waiting for its writer: this suite could not see the hazard");
+  if (pinned_test_work_is_async ())
+    fail_if (read_pending_frame (FALSE), "pinneddownload saw the frame "
+        "without waiting for its writer: this suite could not see the hazard");
 }
 
 GST_END_TEST;

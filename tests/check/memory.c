@@ -1263,8 +1263,9 @@ GST_START_TEST (test_write_after_last_reader_only_corrupts)
   fail_unless (gst_pinned_fence_wait_on_stream (last, r.s[2], NULL));
   raw_copy (r.s[2], r.dev, r.b, r.info.size, cudaMemcpyHostToDevice);
 
-  fail_if (pinned_test_frames_equal (r.a, r.out[0], &r.info),
-      "the write did not race the held-back reader");
+  if (pinned_test_work_is_async ())
+    fail_if (pinned_test_frames_equal (r.a, r.out[0], &r.info),
+        "the write did not race the held-back reader");
   gst_pinned_fence_unref (last);
   readers_clear (&r);
 }

@@ -65,9 +65,10 @@ gboolean  pinned_test_fail            (const gchar * function, guint skip,
 gboolean  pinned_test_fail_async      (const gchar * function, guint skip,
                                        guint count, gint cuda_error);
 
-/* Whether the CUDA runtime has cudaMemcpyBatchAsync (12.8 and later; the
- * stand-in is told otherwise by FAKECUDA_RUNTIME_VERSION): where it has
- * not, a batch's copies go as cudaMemcpyAsync calls. */
+/* Whether the elements use cudaMemcpyBatchAsync: the runtime has it (12.8
+ * and later; the stand-in is told otherwise by FAKECUDA_RUNTIME_VERSION)
+ * and GST_PINNED_COPY_BATCH is not "single". Where not, a batch's copies
+ * go as cudaMemcpyAsync calls. */
 gboolean  pinned_test_batched_copies  (void);
 
 /* Fake only: calls of @function so far (0 on a GPU). */
