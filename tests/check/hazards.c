@@ -704,7 +704,7 @@ check_chain (GstHarness * h, const GstVideoInfo * info, guint n,
     pinned_test_fill_frame (in[i], info, seed + i);
     out[i] = pinned_test_push_and_pull (h, gst_buffer_ref (in[i]));
   }
-  if (held)
+  if (held && pinned_test_work_is_async ())
     fail_if (gst_pinned_buffer_is_idle (out[n - 1], GST_MAP_READ),
         "the host waited for the held-back %s", held);
   for (i = 0; i < n; i++) {
