@@ -1680,6 +1680,7 @@ GST_START_TEST (test_filter_cuda_input_held_until_read)
       info.size);
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &cuda_buf,
           NULL), GST_FLOW_OK);
+  zero_cuda_buffer (context_of (h, "pinnedconvert"), cuda_buf);
 
   pinned_test_delay_stream (gst_pinned_base_transform_get_stream
       (GST_PINNED_BASE_TRANSFORM (convert)), DELAY_MS);
