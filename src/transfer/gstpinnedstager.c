@@ -102,8 +102,9 @@ struct _GstPinnedStager
   /* Set and cleared by the copying thread, read by others under the
    * lock. */
   GMutex lock;
-  GstPinnedWorkers *pool;
-  GstPinnedWorkers *fresh_pool; /* FRESH_AUTO_WORKERS, made when needed */
+  GstPinnedWorkers *workers;
+  /* FRESH_AUTO_WORKERS for fresh frames, made when needed */
+  GstPinnedWorkers *fresh_workers;
 
   /* Blocks not used by the current frame, least recently used first. */
   GQueue free;
@@ -199,27 +200,27 @@ gst_pinned_stager_release_done (GstPinnedStager * stager)
 }
 
 static void
-pool_join (GstPinnedWorkers * pool)
+workers_join (GstPinnedWorkers * workers)
 {
-  if (pool == NULL)
+  if (workers == NULL)
     return;
-  GST_DEBUG ("joining %u staging threads", gst_pinned_workers_get_n (pool));
-  gst_pinned_workers_free (pool);
+  GST_DEBUG ("joining %u staging threads", gst_pinned_workers_get_n (workers));
+  gst_pinned_workers_free (workers);
 }
 
 void
 gst_pinned_stager_stop (GstPinnedStager * stager)
 {
-  GstPinnedWorkers *pool, *fresh_pool;
+  GstPinnedWorkers *workers, *fresh_workers;
 
   g_mutex_lock (&stager->lock);
-  pool = stager->pool;
-  fresh_pool = stager->fresh_pool;
-  stager->pool = stager->fresh_pool = NULL;
+  workers = stager->workers;
+  fresh_workers = stager->fresh_workers;
+  stager->workers = stager->fresh_workers = NULL;
   g_mutex_unlock (&stager->lock);
 
-  pool_join (pool);
-  pool_join (fresh_pool);
+  workers_join (workers);
+  workers_join (fresh_workers);
   release_sources (stager, TRUE);
 }
 
@@ -266,8 +267,9 @@ gst_pinned_stager_get_running_threads (GstPinnedStager * stager)
   guint n;
 
   g_mutex_lock (&stager->lock);
-  n = stager->pool ? gst_pinned_workers_get_n (stager->pool) : 0;
-  n += stager->fresh_pool ? gst_pinned_workers_get_n (stager->fresh_pool) : 0;
+  n = stager->workers ? gst_pinned_workers_get_n (stager->workers) : 0;
+  n += stager->fresh_workers ?
+      gst_pinned_workers_get_n (stager->fresh_workers) : 0;
   g_mutex_unlock (&stager->lock);
 
   return n;
@@ -397,36 +399,36 @@ gst_pinned_stager_reserve (GstPinnedStager * stager, gsize size,
   return data;
 }
 
-/* Makes *@pool with @n workers of its own: they live until stopped, no
+/* Makes *@workers with @n threads of its own: they live until stopped, no
  * start-up per frame, and are joined when stopped. */
 static void
-ensure_pool (GstPinnedStager * stager, GstPinnedWorkers ** pool, guint n)
+ensure_workers (GstPinnedStager * stager, GstPinnedWorkers ** workers, guint n)
 {
-  if (*pool || n == 0)
+  if (*workers || n == 0)
     return;
 
   g_mutex_lock (&stager->lock);
-  *pool = gst_pinned_workers_new ("pinned-staging", n,
+  *workers = gst_pinned_workers_new ("pinned-staging", n,
       gst_pinned_staging_job_work_func);
   g_mutex_unlock (&stager->lock);
   GST_INFO ("staging with %u of %u workers%s",
-      *pool ? gst_pinned_workers_get_n (*pool) : 0, n,
-      pool == &stager->fresh_pool ? " for fresh frames" : "");
+      *workers ? gst_pinned_workers_get_n (*workers) : 0, n,
+      workers == &stager->fresh_workers ? " for fresh frames" : "");
 }
 
 /* The workers @job goes to, and how many of them at most. */
 static GstPinnedWorkers *
-job_pool (GstPinnedStager * stager, GstPinnedStagingJob * job, guint * n)
+job_workers (GstPinnedStager * stager, GstPinnedStagingJob * job, guint * n)
 {
   if (job->detached && !job->pooled && stager->auto_threads &&
       stager->n_threads > 1) {
     *n = FRESH_AUTO_WORKERS;
-    ensure_pool (stager, &stager->fresh_pool, *n);
-    return stager->fresh_pool;
+    ensure_workers (stager, &stager->fresh_workers, *n);
+    return stager->fresh_workers;
   }
   *n = stager->n_threads - 1;
-  ensure_pool (stager, &stager->pool, *n);
-  return stager->pool;
+  ensure_workers (stager, &stager->workers, *n);
+  return stager->workers;
 }
 
 /* The chunk a copy of @size bytes is cut in. */
@@ -454,13 +456,13 @@ static gboolean
 job_start (GstPinnedStager * stager, GstPinnedStagingJob * job)
 {
   guint i, n, own = job->detached ? 0 : 1;
-  GstPinnedWorkers *pool;
+  GstPinnedWorkers *workers;
 
-  if (job->n_chunks <= own || (pool = job_pool (stager, job, &n)) == NULL)
+  if (job->n_chunks <= own || (workers = job_workers (stager, job, &n)) == NULL)
     return FALSE;
-  n = MIN (gst_pinned_workers_get_n (pool), job->n_chunks - own);
+  n = MIN (gst_pinned_workers_get_n (workers), job->n_chunks - own);
   for (i = 0; i < n; i++)
-    gst_pinned_workers_push (pool, gst_pinned_staging_job_ref (job));
+    gst_pinned_workers_push (workers, gst_pinned_staging_job_ref (job));
   return n > 0;
 }
 
