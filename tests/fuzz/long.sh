@@ -96,6 +96,7 @@ fi
   echo "command:     tests/fuzz/long.sh $target $runs $jobs $*" \
     "(nice $(nice))"
   echo "processes:   $jobs${fork:+ (libFuzzer -fork=$jobs)}"
+  echo "asan:        ${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1, the default of run.sh}"
   echo "executions:  $execs (asked: $runs)"
   echo "exec/s:      $rate (executions / wall time)"
   echo "crashes:     $(echo -n "$new" | grep -c .)${new:+: $(echo $new)}"
