@@ -567,10 +567,14 @@ static Engine engines[MAX_DEVICES][2];
 
 static Stream *legacy_streams[MAX_DEVICES];
 static GList *streams;          /* every Stream whose thread runs */
-/* The threads of destroyed streams, ending or ended, not joined yet: CUDA
+/* The threads of destroyed streams that have ended, not joined yet: CUDA
  * destroys a stream without waiting for its work, so its thread ends on
- * its own; it is joined later (fakecuda_join_ended_streams()). */
+ * its own; it is joined later (fakecuda_join_ended_streams()).
+ * @n_ending: destroyed streams whose threads have not ended yet, signalled
+ * on @ended_cond as each ends. */
 static GList *ended_threads;
+static guint n_ending;
+static GCond ended_cond;
 static GSList *free_handles;
 
 static Stream *
@@ -771,17 +775,24 @@ stream_thread (gpointer data)
   streams = g_list_remove (streams, s);
   ended_threads = g_list_prepend (ended_threads, s->thread);
   s->thread = NULL;
+  n_ending--;
+  g_cond_broadcast (&ended_cond);
   g_mutex_unlock (&lock);
   stream_unref (s);
   return NULL;
 }
 
-void
-fakecuda_join_ended_streams (void)
+/* With @wait, also those still running their last work: a thread that
+ * ends while LeakSanitizer looks can show its thread-specific values as
+ * leaked. Without, for callers that may hold what that work waits for. */
+static void
+join_ended (gboolean wait)
 {
   GList *ended, *l;
 
   g_mutex_lock (&lock);
+  while (wait && n_ending > 0)
+    g_cond_wait (&ended_cond, &lock);
   ended = ended_threads;
   ended_threads = NULL;
   g_mutex_unlock (&lock);
@@ -790,13 +801,19 @@ fakecuda_join_ended_streams (void)
   g_list_free (ended);
 }
 
+void
+fakecuda_join_ended_streams (void)
+{
+  join_ended (TRUE);
+}
+
 /* And at exit: a thread that ended unjoined is a leak to ThreadSanitizer. */
 static void join_at_exit (void) __attribute__((destructor));
 
 static void
 join_at_exit (void)
 {
-  fakecuda_join_ended_streams ();
+  join_ended (FALSE);
 }
 
 /* Returns a stream with two references: its thread's and the caller's. */
@@ -1330,7 +1347,7 @@ cudaStreamCreateWithFlags (cudaStream_t * stream, unsigned int flags)
 
   ENTER (TRUE);
   /* Those of streams destroyed before: never more than a few unjoined. */
-  fakecuda_join_ended_streams ();
+  join_ended (FALSE);
   g_mutex_lock (&lock);
   if (free_handles) {
     handle = free_handles->data;
@@ -1374,6 +1391,7 @@ cudaStreamDestroy (cudaStream_t stream)
   op = g_new0 (Op, 1);
   op->type = OP_QUIT;
   push_locked (s, op);
+  n_ending++;
   g_mutex_unlock (&lock);
   stream_unref (s);
   return set_error (sticky);

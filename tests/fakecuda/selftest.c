@@ -171,6 +171,30 @@ test_stream_handles_are_reused (void)
   cudaEventDestroy (fresh);
 }
 
+static void CUDART_CB
+note_ran (void *data)
+{
+  g_atomic_int_set ((gint *) data, 1);
+}
+
+/* A destroyed stream's thread runs its queued work, then ends: the join
+ * the fuzz targets call before a leak check returns only after it has. */
+static void
+test_join_waits_for_ending_streams (void)
+{
+  cudaStream_t s;
+  gint ran = 0;
+
+  assert_cuda (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking),
+      cudaSuccess);
+  assert_cuda (fakecuda_stream_sleep (s, DELAY_US), cudaSuccess);
+  assert_cuda (cudaLaunchHostFunc (s, note_ran, &ran), cudaSuccess);
+  assert_cuda (cudaStreamDestroy (s), cudaSuccess);
+  g_assert_cmpint (g_atomic_int_get (&ran), ==, 0);
+  fakecuda_join_ended_streams ();
+  g_assert_cmpint (g_atomic_int_get (&ran), ==, 1);
+}
+
 /* A copy that fails when its stream gets there: the call succeeds, the
  * failure shows at the next query or synchronization, the copy moves no
  * byte, and the error sticks to the device until reset. */
@@ -935,6 +959,8 @@ main (int argc, char **argv)
       test_legacy_stream_and_blocking_streams);
   g_test_add_func ("/fakecuda/stream-handles-are-reused",
       test_stream_handles_are_reused);
+  g_test_add_func ("/fakecuda/join-waits-for-ending-streams",
+      test_join_waits_for_ending_streams);
   g_test_add_func ("/fakecuda/deferred-sticky-error",
       test_deferred_sticky_error);
   g_test_add_func ("/fakecuda/release-on-poisoned-device",
