@@ -330,6 +330,8 @@ gst_pinned_cuda_buffer_wrap (GstBuffer * buffer, const GstVideoInfo * info,
           "cannot map CUDA memory %u of %" GST_PTR_FORMAT, i, buffer);
       goto failed;
     }
+    GST_LOG ("CUDA memory %u of %" GST_PTR_FORMAT ": device %p, %"
+        G_GSIZE_FORMAT " bytes", i, buffer, map.data, mem->size);
     wrapped = gst_pinned_allocator_wrap (GST_PINNED_ALLOCATOR (allocator),
         map.data - mem->offset, mem->maxsize, mem->offset, mem->size,
         gst_buffer_ref (buffer), (GDestroyNotify) gst_buffer_unref);
@@ -355,6 +357,9 @@ gst_pinned_cuda_buffer_wrap (GstBuffer * buffer, const GstVideoInfo * info,
       strides[i] = info->stride[i];
     }
   }
+  GST_LOG ("view of %" GST_PTR_FORMAT ": plane 1 at %" G_GSIZE_FORMAT
+      ", strides %d %d (%s)", buffer, offsets[1], strides[0], strides[1],
+      meta ? "its video meta" : n == 1 ? "its CUDA memory" : "the caps");
   gst_buffer_add_video_meta_full (view, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info), offsets,

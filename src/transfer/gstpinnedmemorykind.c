@@ -284,6 +284,8 @@ gst_pinned_memory_kind_enqueue_copy (GstPinnedTransferState * t, guint8 * d,
 
   if (len == 0)
     return TRUE;
+  GST_TRACE ("copy %p <- %p, %" G_GSIZE_FORMAT " bytes%s", d, s, len,
+      t->copies ? " (batched)" : "");
   if (t->copies) {
     gst_pinned_copy_list_note (t->copies, d, s, len, kind);
     return TRUE;

@@ -230,6 +230,9 @@ copy_planes (GstPinnedTransferState * t, GError ** error)
       continue;
     }
 
+    GST_LOG ("plane %u: %p (pitch %d) <- %p (pitch %d), %" G_GSIZE_FORMAT
+        " bytes x %u rows", p, d, dst->stride[p], s, src->stride[p], width,
+        rows);
     if (rows == 1) {
       if (!gst_pinned_memory_kind_enqueue_copy (t, d, d_dev, s, s_dev, width,
               error))
