@@ -14,7 +14,8 @@
 #                ($SANITIZER_JOBS tests at a time, default 1;
 #                $SANITIZER_TESTS="a b" those tests only, so that a slow
 #                tool's run can be split over calls; timed holds times
-#                $SANITIZER_TIME_SCALE, default 5 under initcheck, else 1)
+#                $SANITIZER_TIME_SCALE, default 5 under initcheck, else 1;
+#                $SANITIZER_ENV="VAR=value ..." over the tests' own)
 #   renegotiate  the renegotiation test, $RENEG_RUNS times (20)
 #   ipc          frames across processes: cudaipcsink / cudaipcsrc (1.24+)
 #   device-alloc device-alloc=default against stream-ordered: start-up,
@@ -263,6 +264,9 @@ for step in "${steps[@]}"; do
       # racecheck (tests/check/streams.c): 16 there.
       [ "$tool" = racecheck ] &&
         sanitizer_env+=" GST_PINNED_TEST_STREAMS=${SANITIZER_STREAMS:-16}"
+      # $SANITIZER_ENV="VAR=value ..." comes last: the tests' own
+      # environment (a GST_DEBUG, say) gives way to it.
+      sanitizer_env+=" ${SANITIZER_ENV:-}"
       sanitizer_runner=("${runner[@]}")
       only=()
       for t in ${SANITIZER_TESTS:-}; do
