@@ -126,6 +126,23 @@ static gint n_devices = -1;
  * failing, so that a fuzzer sees a crash where an element would only
  * report a failed copy; =host: past host allocations only. */
 static gboolean bounds_abort_device, bounds_abort_host;
+
+/* Read at the first copy, not with the rest: a program's kernels register
+ * at load, before a fuzz target's initialisation sets it. */
+static void
+ensure_bounds (void)
+{
+  static gsize done;
+
+  if (g_once_init_enter (&done)) {
+    const gchar *env = g_getenv ("FAKECUDA_BOUNDS");
+
+    bounds_abort_device = g_strcmp0 (env, "abort") == 0;
+    bounds_abort_host = bounds_abort_device || g_strcmp0 (env, "host") == 0;
+    g_once_init_leave (&done, 1);
+  }
+}
+
 /* FAKECUDA_DRIVER: "none" (no driver library: the runtime reports version
  * 0), "old" (a driver too old for the runtime), else a working one. */
 static gint driver_version = CUDART_VERSION;
@@ -183,9 +200,6 @@ ensure_init_locked (void)
   env = g_getenv ("FAKECUDA_RUNTIME_VERSION");
   if (env)
     runtime_version = (gint) g_ascii_strtoll (env, NULL, 10);
-  env = g_getenv ("FAKECUDA_BOUNDS");
-  bounds_abort_device = g_strcmp0 (env, "abort") == 0;
-  bounds_abort_host = bounds_abort_device || g_strcmp0 (env, "host") == 0;
   call_counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   kernel_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   kernel_impls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -1963,12 +1977,17 @@ typedef struct
 } Side;
 
 /* Resolves one side of a copy: device pointers to their storage; page-locked
- * and tracked pageable memory checked against its allocation. */
+ * and tracked pageable memory checked against its allocation. @dma: the
+ * copy crosses the bus; one between two host buffers is a CPU copy in CUDA,
+ * which may run on past memory registered in place into the caller's own
+ * (whose real end AddressSanitizer guards). */
 static cudaError_t
-resolve (const void *ptr, gsize extent, gboolean want_device, Side * side)
+resolve (const void *ptr, gsize extent, gboolean want_device, gboolean dma,
+    Side * side)
 {
   const guint8 *p = ptr;
 
+  ensure_bounds ();
   side->pending = NULL;
   g_mutex_lock (&lock);
   if (is_device_locked (ptr)) {
@@ -2001,6 +2020,9 @@ resolve (const void *ptr, gsize extent, gboolean want_device, Side * side)
       return cudaErrorInvalidValue;
     }
     h = find_host_locked (ptr);
+    if (h && p + extent > h->ptr + h->size && !dma &&
+        h->kind == HOST_REGISTERED)
+      h = NULL;
     if (h && p + extent > h->ptr + h->size) {
       g_printerr ("fakecuda: a copy of %zu bytes at %p runs %zu bytes past "
           "the end of %s buffer %p (%zu bytes)\n", extent, ptr,
@@ -2099,9 +2121,11 @@ copy_2d (void *dst, size_t dpitch, const void *src, size_t spitch,
 
   dext = dpitch * (height - 1) + width;
   sext = spitch * (height - 1) + width;
-  if ((err = resolve (dst, dext, dst_device, &d)) != cudaSuccess)
+  if ((err = resolve (dst, dext, dst_device, src_device != dst_device,
+              &d)) != cudaSuccess)
     return set_error (err);
-  if ((err = resolve (src, sext, src_device, &s)) != cudaSuccess) {
+  if ((err = resolve (src, sext, src_device, src_device != dst_device,
+              &s)) != cudaSuccess) {
     release_pending (d.pending);
     return set_error (err);
   }
@@ -2266,7 +2290,7 @@ do_memset (void *dst, int value, size_t count, cudaStream_t stream)
   cudaError_t err;
   Op *op;
 
-  if ((err = resolve (dst, count, TRUE, &d)) != cudaSuccess)
+  if ((err = resolve (dst, count, TRUE, TRUE, &d)) != cudaSuccess)
     return set_error (err);
 
   op = new_copy_op ();

@@ -433,6 +433,35 @@ test_pageable_bounds (void)
   g_free (pageable);
 }
 
+/* Memory registered in place is page-locked within the registration only:
+ * a DMA that runs past its end fails, a copy between two host buffers (a
+ * CPU copy) reads on into the caller's memory. */
+static void
+test_registered_in_part (void)
+{
+  gsize page = 4096;
+  guint8 *buffer = g_malloc0 (3 * page), *out = g_malloc0 (page);
+  guint8 *inner = buffer + page;
+  void *dev;
+
+  assert_cuda (cudaMalloc (&dev, page), cudaSuccess);
+  memset (buffer, 0x44, 3 * page);
+  assert_cuda (cudaHostRegister (inner, page, 0), cudaSuccess);
+
+  assert_cuda (cudaMemcpy (dev, inner + page / 2, page,
+          cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  assert_cuda (cudaMemcpy2D (out, 64, inner + page - 64, 128, 64, 8,
+          cudaMemcpyHostToHost), cudaSuccess);
+  g_assert_cmpint (out[0], ==, 0x44);
+  g_assert_cmpint (out[7 * 64 + 63], ==, 0x44);
+
+  assert_cuda (cudaHostUnregister (inner), cudaSuccess);
+  cudaGetLastError ();
+  assert_cuda (cudaFree (dev), cudaSuccess);
+  g_free (out);
+  g_free (buffer);
+}
+
 /* A held-back copy lands in pieces: polling the destination sees part of
  * the new bytes before all of them. */
 static void
@@ -968,6 +997,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fakecuda/kernel-fault-drops-queued-work",
       test_kernel_fault_drops_queued_work);
   g_test_add_func ("/fakecuda/pageable-bounds", test_pageable_bounds);
+  g_test_add_func ("/fakecuda/registered-in-part", test_registered_in_part);
   g_test_add_func ("/fakecuda/held-back-copy-lands-in-pieces",
       test_held_back_copy_lands_in_pieces);
   g_test_add_func ("/fakecuda/free-does-not-synchronize",
