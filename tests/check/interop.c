@@ -1004,6 +1004,38 @@ record_memory_order (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* The pixel rows of a frame in CUDA memory, copied out on the device into
+ * a host buffer of @info's layout. GStreamer's host map copies the whole
+ * allocation, rows past the frame included, which no one wrote (1.22
+ * allocates twice the height of a 4:2:0 frame): initcheck's errors, not
+ * ours. */
+static GstBuffer *
+cuda_frame_to_host (GstPinnedContext * ctx, GstBuffer * cuda,
+    const GstVideoInfo * info)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (cuda);
+  GstBuffer *host = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo dmap, hmap;
+  guint p, rows, row_bytes;
+
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (gst_buffer_n_memory (cuda), 1);
+  fail_unless (gst_pinned_context_push (ctx, NULL));
+  fail_unless (gst_memory_map (gst_buffer_peek_memory (cuda, 0), &dmap,
+          GST_MAP_READ | GST_MAP_CUDA));
+  fail_unless (gst_buffer_map (host, &hmap, GST_MAP_WRITE));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    pinned_test_plane_geometry (info, p, &rows, &row_bytes);
+    fail_unless_equals_int (cudaMemcpy2D (hmap.data + info->offset[p],
+            info->stride[p], dmap.data + meta->offset[p], meta->stride[p],
+            row_bytes, rows, cudaMemcpyDeviceToHost), cudaSuccess);
+  }
+  gst_buffer_unmap (host, &hmap);
+  gst_memory_unmap (gst_buffer_peek_memory (cuda, 0), &dmap);
+  gst_pinned_context_pop (ctx);
+  return host;
+}
+
 /* Downstream renegotiates (RECONFIGURE) from gst-pinned device memory to
  * CUDA memory while the upload holds a partial batch: the held frames
  * leave first, under the caps they were made for, then the new caps and
@@ -1039,6 +1071,13 @@ GST_START_TEST (test_batch_before_renegotiation_to_cuda_memory)
   for (i = 0; i < 3; i++) {
     out = gst_harness_pull (h);
     fail_unless (out != NULL);
+    if (i == 2) {
+      GstBuffer *host = cuda_frame_to_host (context_of (h, "pinnedupload"),
+          out, &info);
+
+      gst_buffer_unref (out);
+      out = host;
+    }
     fail_unless (pinned_test_frames_equal (in[i], out, &info),
         "frame %u is wrong", i);
     gst_buffer_unref (out);

@@ -343,9 +343,9 @@ pixel_row_bytes (const GstVideoInfo * info, guint plane, guint stride)
 /* Rows of a plane and the bytes of a row that hold pixels (the palette of
  * paletted formats is one row of 1024 bytes; a plane of tiles is one row of
  * all its tiles: its stride counts tiles). */
-static void
-plane_geometry (const GstVideoInfo * info, guint plane, guint * rows,
-    guint * row_bytes)
+void
+pinned_test_plane_geometry (const GstVideoInfo * info, guint plane,
+    guint * rows, guint * row_bytes)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
   GstVideoInfo packed;
@@ -389,7 +389,7 @@ pinned_test_fill_frame (GstBuffer * buffer, const GstVideoInfo * info,
     guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
     gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
 
-    plane_geometry (info, p, &rows, &row_bytes);
+    pinned_test_plane_geometry (info, p, &rows, &row_bytes);
     for (r = 0; r < rows; r++) {
       guint8 *row = data + (gsize) r * stride;
 
@@ -495,7 +495,7 @@ pinned_test_frames_equal (GstBuffer * a, GstBuffer * b,
   for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa) && equal; p++) {
     guint rows, row_bytes;
 
-    plane_geometry (info, p, &rows, &row_bytes);
+    pinned_test_plane_geometry (info, p, &rows, &row_bytes);
     for (r = 0; r < rows && equal; r++) {
       const guint8 *ra = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
           (gsize) r * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);

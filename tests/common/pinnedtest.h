@@ -102,6 +102,11 @@ GstBuffer *pinned_test_push_and_pull  (GstHarness * h, GstBuffer * buffer);
 /* Fills the whole buffer with @byte, through a map. */
 void      pinned_test_fill_bytes      (GstBuffer * buffer, guint8 byte);
 
+/* Rows of @plane and the bytes of a row that hold pixels. */
+void      pinned_test_plane_geometry  (const GstVideoInfo * info,
+                                       guint plane, guint * rows,
+                                       guint * row_bytes);
+
 /* TRUE when the pixel bytes of @a and @b agree, each read in its own
  * layout (GstVideoMeta or @info). Logs the first difference. */
 gboolean  pinned_test_frames_equal    (GstBuffer * a, GstBuffer * b,
