@@ -483,10 +483,15 @@ fuzz_one (const guint8 * data, gsize size)
     }
     if (cpu) {
       /* Page-locked where the allocation holds the extent from its
-       * start; never device memory. */
+       * start; never device memory (nor NULL). A start past a short
+       * device allocation's end lies in no allocation: CUDA, and so the
+       * import, cannot tell it from pageable memory. */
       gboolean locked = t->storage == STORAGE_PAGE_LOCKED && small;
+      gboolean on_device = t->storage == STORAGE_NULL ||
+          (t->storage != STORAGE_PAGE_LOCKED && t->storage != STORAGE_NONE &&
+          dl->byte_offset < t->alloc_size);
 
-      if (t->storage != STORAGE_PAGE_LOCKED && t->storage != STORAGE_NONE) {
+      if (on_device) {
         fprintf (stderr, "a CPU tensor on device memory (storage %u) was "
             "taken\n", t->storage);
         abort ();
