@@ -295,8 +295,8 @@ gst_pinned_cuda_buffer_wrap (GstBuffer * buffer, const GstVideoInfo * info,
   GstVideoMeta *meta;
   GstCudaMemory *cmem = NULL;
   GstBuffer *view;
-  gsize offsets[GST_VIDEO_MAX_PLANES];
-  gint strides[GST_VIDEO_MAX_PLANES];
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint strides[GST_VIDEO_MAX_PLANES] = { 0, };
   guint i, n;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
