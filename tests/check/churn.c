@@ -39,7 +39,8 @@
  * GST_PINNED_CHURN_SEED: the plan's seed (default 45).
  * GST_PINNED_CHURN_THREADS: at most this many lifetimes at once (default
  * 6). The figures are printed after the warm-up, every tenth of the run and
- * at the end. */
+ * at the end; where they did not come back and GST_TRACERS names the leaks
+ * tracer, so is every object it sees alive. */
 
 #include <malloc.h>
 #include <dlfcn.h>
@@ -1084,6 +1085,42 @@ print_thread_names (void)
   g_ptr_array_unref (tids);
 }
 
+/* What the leaks tracer, where GST_TRACERS names it, sees alive: with its
+ * filters (say GstBufferPool,GstBuffer) and stack-traces-flags=full, each
+ * object that holds what did not come back, and where it was made. */
+static void
+print_live_objects (void)
+{
+  GList *tracers = gst_tracing_get_active_tracers (), *l;
+
+  for (l = tracers; l; l = l->next) {
+    GstStructure *info = NULL;
+    const GValue *list;
+    guint i;
+
+    if (g_strcmp0 (G_OBJECT_TYPE_NAME (l->data), "GstLeaksTracer") != 0)
+      continue;
+    g_signal_emit_by_name (l->data, "get-live-objects", &info);
+    list = info ? gst_structure_get_value (info, "live-objects-list") : NULL;
+    for (i = 0; list && i < gst_value_list_get_size (list); i++) {
+      const GstStructure *o =
+          gst_value_get_structure (gst_value_list_get_value (list, i));
+      const GValue *object = gst_structure_get_value (o, "object");
+      guint refs = 0;
+
+      gst_structure_get_uint (o, "ref-count", &refs);
+      g_print ("churn: alive: %s %p, %u refs\n%s\n",
+          object ? G_VALUE_TYPE_NAME (object) : "?",
+          object ? g_value_peek_pointer (object) : NULL, refs,
+          gst_structure_has_field (o, "trace") ?
+          gst_structure_get_string (o, "trace") : "");
+    }
+    if (info)
+      gst_structure_free (info);
+  }
+  g_list_free_full (tracers, gst_object_unref);
+}
+
 static void CUDART_CB
 host_func_nop (void *data)
 {
@@ -1160,6 +1197,8 @@ GST_START_TEST (test_churn)
       count_ends[4], end_names[4], count_pushed, count_out, count_in_flight,
       count_tensors, count_device_tensors);
 
+  if (!exact_equal (&after, &before))
+    print_live_objects ();
   fail_unless (after.locked == before.locked, "page-locked bytes: %"
       G_GUINT64_FORMAT " after the warm-up, %" G_GUINT64_FORMAT " at the end",
       before.locked, after.locked);
