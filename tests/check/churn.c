@@ -1085,9 +1085,11 @@ print_thread_names (void)
   g_ptr_array_unref (tids);
 }
 
-/* What the leaks tracer, where GST_TRACERS names it, sees alive: with its
- * filters (say GstBufferPool,GstBuffer) and stack-traces-flags=full, each
- * object that holds what did not come back, and where it was made. */
+/* What the leaks tracer, where GST_TRACERS names it, sees alive: each
+ * object of its filters (say GstBufferPool) with its references, and of a
+ * pool its configuration, which names the lifetimes it can be of. (Its
+ * creation stacks, stack-traces-flags=full, are no help here: unwinding
+ * opens each library's file for good, and so adds descriptors.) */
 static void
 print_live_objects (void)
 {
@@ -1106,14 +1108,22 @@ print_live_objects (void)
       const GstStructure *o =
           gst_value_get_structure (gst_value_list_get_value (list, i));
       const GValue *object = gst_structure_get_value (o, "object");
+      gpointer p = object ? g_value_peek_pointer (object) : NULL;
+      gchar *config = NULL;
       guint refs = 0;
 
       gst_structure_get_uint (o, "ref-count", &refs);
-      g_print ("churn: alive: %s %p, %u refs\n%s\n",
-          object ? G_VALUE_TYPE_NAME (object) : "?",
-          object ? g_value_peek_pointer (object) : NULL, refs,
-          gst_structure_has_field (o, "trace") ?
-          gst_structure_get_string (o, "trace") : "");
+      if (p && GST_IS_BUFFER_POOL (p)) {
+        GstStructure *c = gst_buffer_pool_get_config (GST_BUFFER_POOL (p));
+
+        config = gst_structure_to_string (c);
+        gst_structure_free (c);
+      }
+      g_print ("churn: alive: %s %p, %u refs%s%s%s\n",
+          object ? G_VALUE_TYPE_NAME (object) : "?", p, refs,
+          p && GST_IS_BUFFER_POOL (p) && gst_buffer_pool_is_active (p) ?
+          ", active" : "", config ? ", " : "", config ? config : "");
+      g_free (config);
     }
     if (info)
       gst_structure_free (info);
